@@ -1,0 +1,68 @@
+"""Command line on the widget registry.
+
+    python -m engine list
+    python -m engine run small_general.combat --inputs '{"terrain": "forest"}'
+    python -m engine roll small_general.combat --seed 42
+
+Invalid input prints one clear message to stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from . import widgets
+from .schema import InputError
+
+
+def _print_inputs(fields: list[dict[str, Any]], indent: str) -> None:
+    for f in fields:
+        assumed = "  [assumed]" if f.get("assumed") else ""
+        print(f"{indent}{f['name']} ({f['type']}, default {json.dumps(f['default'])}): {f['help']}{assumed}")
+        print(f"{indent}    allowed: {f['allowed']}")
+        if "fields" in f:
+            _print_inputs(f["fields"], indent + "    ")
+        if "item" in f:
+            _print_inputs(f["item"]["fields"], indent + "    ")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine", description="Wargame combat rules engine.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list widgets and their inputs")
+    for name, text in (("run", "compute a widget's result"), ("roll", "play one seeded sample")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("widget", help="widget id, e.g. small_general.combat")
+        p.add_argument("--inputs", default="{}", help="inputs as a JSON object")
+        if name == "roll":
+            p.add_argument("--seed", type=int, required=True, help="seed that replays the roll")
+    args = parser.parse_args(argv)
+
+    if args.command == "list":
+        for w in widgets.all_widgets():
+            d = w.describe()
+            print(f"{d['id']}: {d['title']}")
+            _print_inputs(d["inputs"], "    ")
+        return 0
+    try:
+        try:
+            inputs = json.loads(args.inputs)
+        except ValueError as exc:
+            raise InputError("", f"--inputs is not valid JSON ({exc})") from None
+        if not isinstance(inputs, dict):
+            raise InputError("", "--inputs must be a JSON object")
+        w = widgets.get(args.widget)
+        result = w.run(inputs) if args.command == "run" else w.roll(inputs, args.seed)
+    except (InputError, widgets.UnknownWidgetError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    json.dump(result, sys.stdout, indent=2)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
