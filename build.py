@@ -1,0 +1,494 @@
+#!/usr/bin/env python3
+"""Build the rules explorer into a static site, or serve it.
+
+    python build.py                 # build into _site/
+    python build.py serve           # build, then serve on http://127.0.0.1:8000
+    python build.py --no-runtime    # pages only (no Pyodide runtime or wheel)
+
+The build reads like a recipe: load the config, collect every page, render
+Markdown (placing widgets and exhibits with the same engine that runs in the
+browser), render templates, gather the static files and the Python runtime,
+and only then write everything out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as etree
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import markdown
+from markdown.blockprocessors import BlockProcessor
+from markdown.extensions import Extension
+from markdown.extensions.toc import TocExtension
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from engine import __version__ as ENGINE_VERSION  # noqa: E402
+from engine import exhibits, schema, widgets  # noqa: E402
+
+PYODIDE_VERSION = "314.0.7"
+"""The pinned Pyodide release (npm package ``pyodide``; runs Python 3.14.2)."""
+PYODIDE_INTEGRITY = ("sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+"
+                     "SNvi/6V5JEsOlD2R1A==")
+"""The npm registry's integrity for that release; ``npm ci`` checks the tarball against the lock file, we check the lock file against this."""
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+"""The only runtime files a page needs to boot (plus the lock file we write)."""
+WHEEL_NAME = f"wargame_engine-{ENGINE_VERSION}-py3-none-any.whl"
+DEFAULT_SEED = 1
+"""Seed of the pre-rendered sample roll."""
+
+MIME_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".wasm": "application/wasm",
+    ".zip": "application/zip",
+    ".whl": "application/zip",
+    ".svg": "image/svg+xml",
+    ".txt": "text/plain; charset=utf-8",
+}
+
+
+class BuildError(Exception):
+    """A problem in the site's sources, reported with its file."""
+
+
+# Configuration ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Config:
+    """Where the sources are and where the site goes."""
+
+    content: Path = ROOT / "site" / "content"
+    """Markdown pages: ``<system>/NN-slug.md`` and an optional ``index.md``."""
+    static: Path = ROOT / "site" / "static"
+    """CSS and JavaScript copied as they are."""
+    templates: Path = ROOT / "templates"
+    output: Path = ROOT / "_site"
+    runtime: bool = True
+    """Include Pyodide and the engine wheel (off for quick fixture builds)."""
+    node_modules: Path = ROOT / "node_modules"
+    pyodide_cli: str = os.environ.get("PYODIDE_CLI", str(ROOT / ".venv-pyodide" / "bin" / "pyodide"))
+    site_name: str = "Wargame Combat Rules Explorer"
+
+
+# Pages --------------------------------------------------------------------
+
+@dataclass
+class Page:
+    """One Markdown source and everything rendered from it."""
+
+    source: Path
+    system_slug: str
+    slug: str
+    meta: dict[str, str]
+    text: str
+    html: str = ""
+    toc: list[dict[str, Any]] = field(default_factory=list)
+    widgets: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        """Path of the page relative to the site root."""
+        if not self.system_slug:
+            return "index.html"
+        return f"{self.system_slug}/{self.slug}.html"
+
+    @property
+    def title(self) -> str:
+        return self.meta.get("title", self.slug.replace("-", " ").capitalize())
+
+    @property
+    def summary(self) -> str:
+        return self.meta.get("summary", "")
+
+    @property
+    def system(self) -> str:
+        return self.meta.get("system", "")
+
+    @property
+    def root(self) -> str:
+        """Relative path from this page back to the site root."""
+        return "../" * self.url.count("/")
+
+
+META_LINE = re.compile(r"^([A-Za-z_]+):\s*(.*)$")
+
+
+def read_page(path: Path, content: Path) -> Page:
+    """Split a page into its meta lines and its Markdown body."""
+    text = path.read_text(encoding="utf-8")
+    meta: dict[str, str] = {}
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines) and (m := META_LINE.match(lines[i])):
+        meta[m.group(1).lower()] = m.group(2).strip()
+        i += 1
+    rel = path.relative_to(content)
+    system_slug = rel.parts[0] if len(rel.parts) > 1 else ""
+    slug = re.sub(r"^\d+-", "", path.stem)
+    return Page(path, system_slug, slug, meta, "\n".join(lines[i:]))
+
+
+def collect_pages(config: Config) -> list[Page]:
+    """Every page, home first, then systems in folder order, pages by number."""
+    pages = [read_page(p, config.content) for p in sorted(config.content.rglob("*.md"))]
+    for page in pages:
+        if page.system_slug and not page.system:
+            raise BuildError(f"{page.source}: a rules page needs a 'system:' line")
+    pages.sort(key=lambda p: (p.system_slug != "", p.system_slug, p.source.name))
+    return pages
+
+
+# Widgets in Markdown ------------------------------------------------------
+
+@dataclass
+class WidgetBlock:
+    """A ``::: widget`` block as written in a page."""
+
+    widget_id: str
+    instance: str
+    pairs: dict[str, str]
+    examples: list[tuple[str, dict[str, str]]]
+    line: int
+
+
+BLOCK_START = re.compile(r"^::: *(widget|exhibit) +(\S+)(?: +#([a-z][a-z0-9-]*))? *$")
+EXAMPLE_START = re.compile(r"^::: *example +(.+?) *$")
+PAIR = re.compile(r"^([A-Za-z0-9_.]+) *: *(.*)$")
+
+
+def parse_block(lines: list[str], where: str) -> tuple[str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]:
+    """Parse the lines of one block (without the closing ``:::``)."""
+    m = BLOCK_START.match(lines[0])
+    if not m:
+        raise BuildError(f"{where}: cannot read block start {lines[0]!r}")
+    kind, ident, instance = m.group(1), m.group(2), m.group(3) or ""
+    pairs: dict[str, str] = {}
+    examples: list[tuple[str, dict[str, str]]] = []
+    current = pairs
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        if em := EXAMPLE_START.match(line):
+            current = {}
+            examples.append((em.group(1), current))
+        elif pm := PAIR.match(line.strip()):
+            current[pm.group(1)] = pm.group(2).strip()
+        else:
+            raise BuildError(f"{where}: cannot read line {line!r} in a {kind} block; write 'path: value'")
+    return kind, ident, instance, pairs, examples
+
+
+class WidgetBlockProcessor(BlockProcessor):
+    """Replace ``::: widget`` / ``::: exhibit`` blocks with rendered HTML."""
+
+    def __init__(self, parser: Any, renderer: WidgetRenderer) -> None:
+        super().__init__(parser)
+        self.renderer = renderer
+
+    def test(self, parent: etree.Element, block: str) -> bool:
+        return bool(BLOCK_START.match(block.split("\n", 1)[0]))
+
+    def run(self, parent: etree.Element, blocks: list[str]) -> bool:
+        collected: list[str] = []
+        while blocks:
+            part = blocks.pop(0)
+            lines = part.split("\n")
+            if lines and lines[-1].strip() == ":::":
+                collected.extend(lines[:-1])
+                break
+            collected.extend(lines)
+            collected.append("")
+        else:
+            raise BuildError(f"{self.renderer.page.source}: block {collected[0]!r} has no closing ':::'")
+        html = self.renderer.render_block(collected)
+        placeholder = self.parser.md.htmlStash.store(html)
+        p = etree.SubElement(parent, "p")
+        p.text = placeholder
+        return True
+
+
+class WidgetExtension(Extension):
+    def __init__(self, renderer: WidgetRenderer) -> None:
+        super().__init__()
+        self.renderer = renderer
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:
+        md.parser.blockprocessors.register(WidgetBlockProcessor(md.parser, self.renderer), "wargame_widget", 105)
+
+
+class WidgetRenderer:
+    """Runs the engine for each block and renders the widget partial."""
+
+    def __init__(self, env: jinja2.Environment, page: Page) -> None:
+        self.env = env
+        self.page = page
+
+    def render_block(self, lines: list[str]) -> str:
+        where = str(self.page.source)
+        kind, ident, instance, pairs, examples = parse_block(lines, where)
+        if kind == "exhibit":
+            try:
+                return exhibits.get_exhibit(ident)()
+            except LookupError as exc:
+                raise BuildError(f"{where}: {exc}") from None
+        return self.render_widget(ident, instance, pairs, examples)
+
+    def _state(self, w: widgets.Widget, pairs: Mapping[str, str], base: Mapping[str, Any] | None,
+               what: str) -> dict[str, Any]:
+        values, rejected = w.from_link(pairs, base)
+        if rejected:
+            raise BuildError(f"{self.page.source}: {what}: " + "; ".join(str(e) for e in rejected))
+        return values
+
+    def render_widget(self, widget_id: str, instance: str, pairs: dict[str, str],
+                      examples: list[tuple[str, dict[str, str]]]) -> str:
+        where = str(self.page.source)
+        try:
+            w = widgets.get(widget_id)
+        except widgets.UnknownWidgetError as exc:
+            raise BuildError(f"{where}: {exc}") from None
+        if not instance:
+            raise BuildError(f"{where}: widget {widget_id} needs an instance id ('::: widget {widget_id} #name')")
+        if any(x["instance"] == instance for x in self.page.widgets):
+            raise BuildError(f"{where}: widget instance #{instance} is used twice on the page")
+        if any(f.name == "seed" for f in w.inputs.fields):
+            raise BuildError(f"{widget_id}: 'seed' is reserved for the sample roll in links")
+        base = self._state(w, pairs, None, f"#{instance}")
+        result = w.run(base)
+        sample_html = ""
+        if w.sample is not None and w.render_sample is not None:
+            sample_html = w.render_sample(w.roll(base, DEFAULT_SEED))
+        rendered_examples = []
+        for title, ex_pairs in examples:
+            values = self._state(w, ex_pairs, base, f"#{instance} example {title!r}")
+            link = w.link_state(values, base)
+            query = "&".join(f"{instance}.{k}={_quote(v)}" for k, v in link.items())
+            rendered_examples.append({"title": title, "query": query,
+                                      "html": w.render(w.run(values))})
+        info = {"instance": instance, "widget": widget_id}
+        self.page.widgets.append(info)
+        template = self.env.get_template("partials/widget.html")
+        return template.render(
+            w=w, instance=instance, values=base, result_html=w.render(result),
+            sample_html=sample_html, seed=DEFAULT_SEED, examples=rendered_examples,
+            base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
+            assumed=w.inputs.assumed_fields(),
+        )
+
+
+def _quote(text: str) -> str:
+    from urllib.parse import quote
+    return quote(text, safe="")
+
+
+def render_markdown(page: Page, env: jinja2.Environment) -> None:
+    """Markdown to HTML with widgets and exhibits placed; fills the page's toc."""
+    md = markdown.Markdown(extensions=[
+        "tables", "attr_list", "admonition", "def_list",
+        TocExtension(permalink="#", permalink_title="Link to this section",
+                                             toc_depth="2-3"),
+        WidgetExtension(WidgetRenderer(env, page)),
+    ])
+    page.html = md.convert(page.text)
+    page.toc = md.toc_tokens  # type: ignore[attr-defined]
+
+
+# Site assembly --------------------------------------------------------------
+
+def make_env(config: Config) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(config.templates)),
+        autoescape=jinja2.select_autoescape(["html"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(schema=schema, to_text=schema.to_text, isinstance=isinstance,
+                       Choice=schema.Choice, Integer=schema.Integer, Number=schema.Number,
+                       Boolean=schema.Boolean, Group=schema.Group, ListOf=schema.ListOf,
+                       Fraction=Fraction)
+    return env
+
+
+def navigation(pages: list[Page]) -> list[dict[str, Any]]:
+    """Systems in order, each with its pages."""
+    systems: dict[str, dict[str, Any]] = {}
+    for page in pages:
+        if not page.system_slug:
+            continue
+        entry = systems.setdefault(page.system_slug, {"slug": page.system_slug, "name": page.system, "pages": []})
+        if page.system != entry["name"]:
+            raise BuildError(f"{page.source}: system {page.system!r} differs from {entry['name']!r} on its other pages")
+        entry["pages"].append(page)
+    return list(systems.values())
+
+
+def render_pages(config: Config, env: jinja2.Environment, pages: list[Page]) -> dict[str, str]:
+    """Every output HTML file by its path. Nothing is written yet."""
+    for page in pages:
+        render_markdown(page, env)
+    nav = navigation(pages)
+    ordered = [p for p in pages if p.system_slug]
+    files: dict[str, str] = {}
+    for page in pages:
+        i = ordered.index(page) if page in ordered else -1
+        context = {
+            "config": config, "page": page, "nav": nav, "root": page.root,
+            "prev": ordered[i - 1] if i > 0 else None,
+            "next": ordered[i + 1] if 0 <= i < len(ordered) - 1 else None,
+            "has_widgets": bool(page.widgets), "runtime": config.runtime,
+            "engine_version": ENGINE_VERSION, "pyodide_version": PYODIDE_VERSION,
+        }
+        template = env.get_template("home.html" if not page.system_slug else "page.html")
+        files[page.url] = template.render(**context)
+    if "index.html" not in files:
+        raise BuildError(f"{config.content}: there is no index.md for the home page")
+    return files
+
+
+def build_wheel(workdir: Path) -> Path:
+    """The engine as a pure-Python ``py3-none-any`` wheel (pypa build, hatchling)."""
+    subprocess.run([sys.executable, "-P", "-m", "build", "--wheel", "--no-isolation", "--outdir", str(workdir), str(ROOT)],
+                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    wheel = workdir / WHEEL_NAME
+    if not wheel.exists():
+        raise BuildError(f"the wheel build did not produce {WHEEL_NAME}")
+    return wheel
+
+
+def check_pyodide(config: Config) -> Path:
+    """The npm package's folder, after checking its version and recorded integrity."""
+    package = config.node_modules / "pyodide"
+    manifest = package / "package.json"
+    if not manifest.exists():
+        raise BuildError("node_modules/pyodide is missing: run 'npm ci' (./dev does it)")
+    version = json.loads(manifest.read_text())["version"]
+    if version != PYODIDE_VERSION:
+        raise BuildError(f"node_modules has pyodide {version}; this site pins {PYODIDE_VERSION}")
+    lock = json.loads((ROOT / "package-lock.json").read_text())
+    recorded = lock["packages"]["node_modules/pyodide"]["integrity"]
+    if recorded != PYODIDE_INTEGRITY:
+        raise BuildError(f"package-lock.json records {recorded} for pyodide, expected {PYODIDE_INTEGRITY}")
+    return package
+
+
+def runtime_files(config: Config, workdir: Path) -> dict[str, bytes]:
+    """Pyodide's boot files, the engine wheel and a lock file that lists it."""
+    package = check_pyodide(config)
+    wheel = build_wheel(workdir)
+    stage = workdir / "pyodide"
+    stage.mkdir()
+    shutil.copy(wheel, stage / wheel.name)
+    cli = config.pyodide_cli
+    if not Path(cli).exists() and not shutil.which(cli):
+        raise BuildError(f"pyodide-build's CLI is missing at {cli}: ./dev sets it up (Python 3.12+)")
+    subprocess.run([cli, "lockfile", "add-wheels", "--input", str(package / "pyodide-lock.json"),
+                    "--output", str(stage / "pyodide-lock.json"), "--base-path", str(stage), str(stage / wheel.name)],
+                   check=True, stdout=subprocess.DEVNULL)
+    files = {f"pyodide/{name}": (package / name).read_bytes() for name in PYODIDE_FILES}
+    files[f"pyodide/{wheel.name}"] = wheel.read_bytes()
+    files["pyodide/pyodide-lock.json"] = (stage / "pyodide-lock.json").read_bytes()
+    return files
+
+
+def static_files(config: Config) -> dict[str, bytes]:
+    return {f"static/{p.relative_to(config.static).as_posix()}": p.read_bytes()
+            for p in sorted(config.static.rglob("*")) if p.is_file()}
+
+
+def build(config: Config) -> dict[str, bytes]:
+    """Build the whole site and write it to ``config.output``; returns the files."""
+    env = make_env(config)
+    pages = collect_pages(config)
+    files: dict[str, bytes] = {path: html.encode() for path, html in render_pages(config, env, pages).items()}
+    files.update(static_files(config))
+    if config.runtime:
+        with tempfile.TemporaryDirectory() as tmp:
+            files.update(runtime_files(config, Path(tmp)))
+        files["build.json"] = json.dumps({
+            "engine": ENGINE_VERSION, "pyodide": PYODIDE_VERSION, "wheel": WHEEL_NAME,
+            "wheel_sha256": hashlib.sha256(files[f"pyodide/{WHEEL_NAME}"]).hexdigest(),
+        }, indent=1).encode()
+    write(config.output, files)
+    return files
+
+
+def write(output: Path, files: Mapping[str, bytes]) -> None:
+    if output.exists():
+        shutil.rmtree(output)
+    for path, data in files.items():
+        target = output / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+# Serving ------------------------------------------------------------------
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files with the types Pyodide needs (``.wasm`` as application/wasm)."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if os.environ.get("SITE_QUIET") != "1":
+            super().log_message(format, *args)
+
+
+def serve(directory: Path, host: str = "127.0.0.1", port: int = 8000) -> None:
+    handler = partial(SiteHandler, directory=str(directory))
+    with http.server.ThreadingHTTPServer((host, port), handler) as httpd:
+        print(f"Serving {directory} at http://{host}:{port}/ (Ctrl-C stops)", flush=True)
+        try:
+            httpd.serve_forever()
+        except KeyboardInterrupt:
+            pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", nargs="?", choices=("build", "serve"), default="build")
+    parser.add_argument("--output", type=Path, default=Config.output)
+    parser.add_argument("--content", type=Path, default=Config.content)
+    parser.add_argument("--no-runtime", action="store_true", help="skip Pyodide and the wheel")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    config = Config(content=args.content, output=args.output, runtime=not args.no_runtime)
+    try:
+        files = build(config)
+    except BuildError as exc:
+        print(f"build failed: {exc}", file=sys.stderr)
+        return 1
+    print(f"built {len(files)} files into {config.output}")
+    if args.command == "serve":
+        serve(config.output, port=args.port)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

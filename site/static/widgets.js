@@ -1,0 +1,428 @@
+// Page side of the live widgets: one engine worker per page, forms read as
+// data, results swapped in from the engine's own HTML, state kept in the URL.
+//
+// The page is complete without this script: every widget carries its result
+// pre-rendered at build time by the same engine.
+
+const SEED_KEY = "seed";
+const DEBOUNCE_MS = 150;
+const DEFAULT_SEED = "1";
+
+// ---- engine client ----------------------------------------------------
+
+class Engine {
+  constructor(url) {
+    this.pending = new Map();
+    this.nextId = 1;
+    this.listeners = new Set();
+    this.state = "loading";
+    this.stage = "Starting the engine";
+    this.worker = new Worker(url, { type: "module" });
+    this.worker.onmessage = (event) => this.receive(event.data);
+    this.worker.onerror = (event) => {
+      event.preventDefault();
+      this.setState("failed", event.message || "the engine worker could not start");
+    };
+  }
+
+  receive(data) {
+    if (data.type === "status") return this.setState("loading", data.detail);
+    if (data.type === "ready") return this.setState("live", `Live: the engine answered after ${data.ms} ms.`);
+    if (data.type === "failed") return this.setState("failed", data.message);
+    const waiting = this.pending.get(data.id);
+    if (!waiting) return;
+    this.pending.delete(data.id);
+    waiting(data);
+  }
+
+  setState(state, detail) {
+    this.state = state;
+    this.stage = detail;
+    for (const listener of this.listeners) listener(state, detail);
+  }
+
+  onState(listener) {
+    this.listeners.add(listener);
+    listener(this.state, this.stage);
+  }
+
+  call(request) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.worker.postMessage({ id, ...request });
+    });
+  }
+}
+
+// ---- reading and filling forms -----------------------------------------
+
+function keyed(container) {
+  // Direct data-key descendants of container (not those inside a nested keyed element).
+  const out = [];
+  for (const child of container.children) {
+    if (child.dataset.key !== undefined) out.push(child);
+    else if (child.tagName !== "TEMPLATE") out.push(...keyed(child));
+  }
+  return out;
+}
+
+function collect(container) {
+  const data = {};
+  for (const el of keyed(container)) {
+    const key = el.dataset.key;
+    if (el.classList.contains("list")) {
+      data[key] = [...el.querySelector(":scope > ol.items").children].map((li) => collect(li));
+    } else if (el.classList.contains("field")) {
+      const control = el.querySelector("input, select");
+      data[key] = control.type === "checkbox" ? control.checked : control.value;
+    } else {
+      data[key] = collect(el);
+    }
+  }
+  return data;
+}
+
+function fill(container, values) {
+  for (const el of keyed(container)) {
+    const key = el.dataset.key;
+    if (!(key in values)) continue;
+    const value = values[key];
+    if (el.classList.contains("list")) {
+      const items = el.querySelector(":scope > ol.items");
+      while (items.children.length > value.length) items.lastElementChild.remove();
+      while (items.children.length < value.length) addItem(el, false);
+      renumber(el);
+      [...items.children].forEach((li, i) => fill(li, value[i]));
+      updateListButtons(el);
+    } else if (el.classList.contains("field")) {
+      const control = el.querySelector("input, select");
+      if (control.type === "checkbox") control.checked = value === true;
+      else control.value = String(value);
+    } else {
+      fill(el, value);
+    }
+  }
+}
+
+function listPath(list) {
+  return list.querySelector(":scope > template").content.querySelector("[name]")?.name.replace(/\.__i__\..*$/, "") ?? "";
+}
+
+function addItem(list, focus) {
+  const template = list.querySelector(":scope > template");
+  const items = list.querySelector(":scope > ol.items");
+  const li = template.content.firstElementChild.cloneNode(true);
+  items.appendChild(li);
+  renumber(list);
+  updateListButtons(list);
+  if (focus) li.querySelector("input, select")?.focus();
+  return li;
+}
+
+function renumber(list) {
+  const path = listPath(list);
+  const idBase = list.id;
+  const items = list.querySelector(":scope > ol.items").children;
+  [...items].forEach((li, i) => {
+    const swapName = (v) => v.replace(new RegExp("^" + escapeRe(path + ".") + "(\\d+|__i__)"), `${path}.${i}`);
+    const swapId = (v) => v.split(" ").map((t) => t.replace(new RegExp("^" + escapeRe(idBase + "-") + "(\\d+|__i__)"), `${idBase}-${i}`)).join(" ");
+    for (const el of li.querySelectorAll("[name]")) el.name = swapName(el.name);
+    for (const el of li.querySelectorAll("[id]")) el.id = swapId(el.id);
+    for (const el of li.querySelectorAll("label[for]")) el.htmlFor = swapId(el.htmlFor);
+    for (const el of li.querySelectorAll("[aria-describedby]")) el.setAttribute("aria-describedby", swapId(el.getAttribute("aria-describedby")));
+    for (const el of li.querySelectorAll(":scope > fieldset > legend .item-number, :scope > fieldset > .remove-item .item-number")) el.textContent = String(i + 1);
+  });
+}
+
+function updateListButtons(list) {
+  const count = list.querySelector(":scope > ol.items").children.length;
+  const max = Number(list.dataset.max);
+  const min = Number(list.dataset.min);
+  list.querySelector(":scope > .add-item").disabled = count >= max;
+  for (const button of list.querySelectorAll(":scope > ol.items > li > fieldset > .remove-item")) button.disabled = count <= min;
+}
+
+function escapeRe(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+// ---- links -------------------------------------------------------------
+
+function linkParams() {
+  // {instance: {path: text}} from the query string.
+  const groups = {};
+  for (const [key, value] of new URLSearchParams(location.search)) {
+    const dot = key.indexOf(".");
+    const instance = dot < 0 ? key : key.slice(0, dot);
+    const path = dot < 0 ? "" : key.slice(dot + 1);
+    (groups[instance] ??= {})[path] = value;
+  }
+  return groups;
+}
+
+function queryFor(instance, link, seed) {
+  const params = new URLSearchParams();
+  for (const [path, text] of Object.entries(link)) params.append(`${instance}.${path}`, text);
+  if (seed !== null && seed !== DEFAULT_SEED) params.append(`${instance}.${SEED_KEY}`, seed);
+  return params;
+}
+
+// ---- one widget --------------------------------------------------------
+
+class LiveWidget {
+  constructor(section, engine, page) {
+    this.section = section;
+    this.engine = engine;
+    this.page = page;
+    this.instance = section.dataset.instance;
+    this.widget = section.dataset.widget;
+    this.base = JSON.parse(section.querySelector(".widget-base").textContent);
+    this.form = section.querySelector(".widget-form");
+    this.result = section.querySelector(".widget-result");
+    this.messages = section.querySelector(".widget-messages");
+    this.status = section.querySelector(".engine-status");
+    this.seedInput = section.querySelector("input.seed");
+    this.rollResult = section.querySelector(".roll-result");
+    this.shareInput = section.querySelector(".share-link");
+    this.seq = 0;
+    this.link = {};
+    this.timer = null;
+    this.bind();
+  }
+
+  bind() {
+    this.form.addEventListener("submit", (e) => e.preventDefault());
+    this.form.addEventListener("input", (e) => {
+      if (e.target.matches("input[type=text], input[type=number]")) this.schedule();
+    });
+    this.form.addEventListener("change", () => this.recompute());
+    this.section.addEventListener("click", (e) => this.click(e));
+    this.seedInput?.addEventListener("change", () => this.roll(this.seedInput.value));
+    this.seedInput?.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") { e.preventDefault(); this.roll(this.seedInput.value); }
+    });
+  }
+
+  click(event) {
+    const target = event.target.closest("[data-action], a[data-example]");
+    if (!target || !this.section.contains(target)) return;
+    if (target.matches("a[data-example]")) {
+      if (this.engine.state !== "live") return; // a normal page load applies it
+      event.preventDefault();
+      const params = Object.fromEntries(new URLSearchParams(target.dataset.example));
+      const pairs = {};
+      for (const [key, value] of Object.entries(params)) pairs[key.slice(this.instance.length + 1)] = value;
+      this.applyLink(pairs).then(() => this.section.scrollIntoView({ block: "start" }));
+      return;
+    }
+    const action = target.dataset.action;
+    if (action === "add-item") { addItem(target.closest("fieldset.list"), true); this.recompute(); }
+    else if (action === "remove-item") {
+      const list = target.closest("fieldset.list");
+      const li = target.closest("li[data-item]");
+      const next = li.nextElementSibling || li.previousElementSibling;
+      li.remove();
+      renumber(list);
+      updateListButtons(list);
+      (next?.querySelector("input, select") || list.querySelector(".add-item")).focus();
+      this.recompute();
+    }
+    else if (action === "roll") this.roll(String(Math.floor(Math.random() * 1_000_000)));
+    else if (action === "replay") this.roll(this.seedInput.value);
+    else if (action === "copy-link") this.copyLink();
+    else if (action === "reset") { fill(this.form, this.base); if (this.seedInput) this.seedInput.value = DEFAULT_SEED; this.recompute(); }
+  }
+
+  setStatus(state, text) {
+    this.status.dataset.state = state;
+    this.status.textContent = text;
+    const live = state === "live";
+    for (const b of this.section.querySelectorAll("[data-action]")) {
+      if (!b.matches(".add-item, .remove-item")) b.disabled = !live;
+    }
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    this.markPending();
+    this.timer = setTimeout(() => this.recompute(), DEBOUNCE_MS);
+  }
+
+  markPending() {
+    this.result.dataset.state = "pending";
+    this.result.setAttribute("aria-busy", "true");
+  }
+
+  async recompute() {
+    clearTimeout(this.timer);
+    if (this.engine.state !== "live") return;
+    const seq = ++this.seq;
+    const inputs = collect(this.form);
+    this.markPending();
+    const answer = await this.engine.call({ op: "run", widget: this.widget, inputs, base: this.base });
+    if (seq !== this.seq) return; // a newer request is on its way; never show an older answer
+    this.show(answer);
+    if (!answer.error && this.seedInput) await this.roll(this.seedInput.value, seq);
+  }
+
+  show(answer, rejected = []) {
+    this.clearErrors();
+    this.result.removeAttribute("aria-busy");
+    if (answer.error) {
+      this.result.dataset.state = "stale";
+      this.showError(answer.error);
+      return;
+    }
+    const { html, link } = answer.result;
+    this.result.innerHTML = html;
+    this.result.dataset.state = "live";
+    this.link = link;
+    this.page.updateUrl();
+    this.updateShare();
+    if (rejected.length) {
+      this.messages.hidden = false;
+      this.messages.innerHTML = "";
+      const p = document.createElement("p");
+      p.textContent = "Part of the link was rejected; those inputs keep their defaults:";
+      const ul = document.createElement("ul");
+      for (const r of rejected) {
+        const li = document.createElement("li");
+        li.textContent = r.message;
+        ul.appendChild(li);
+      }
+      this.messages.append(p, ul);
+    }
+  }
+
+  clearErrors() {
+    this.messages.hidden = true;
+    this.messages.textContent = "";
+    for (const el of this.section.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    for (const el of this.section.querySelectorAll(".field-error")) { el.hidden = true; el.textContent = ""; }
+  }
+
+  showError(error) {
+    const message = error.message || "the engine rejected this input";
+    this.messages.hidden = false;
+    this.messages.textContent = `Not computed: ${message}. The result below is the last valid one.`;
+    if (error.field) {
+      const cid = `${this.instance}--${error.field.replace(/\./g, "-")}`;
+      const control = document.getElementById(cid);
+      control?.setAttribute("aria-invalid", "true");
+      const slot = document.getElementById(`${cid}-error`);
+      if (slot) { slot.hidden = false; slot.textContent = message; }
+    }
+  }
+
+  async roll(seedText, seq = null) {
+    if (!this.seedInput || this.engine.state !== "live") return;
+    this.seedInput.value = seedText;
+    const inputs = collect(this.form);
+    const answer = await this.engine.call({ op: "sample", widget: this.widget, inputs, seed: seedText.trim() });
+    if (seq !== null && seq !== this.seq) return;
+    if (answer.error) {
+      if (answer.error.field === "seed") {
+        this.seedInput.setAttribute("aria-invalid", "true");
+        this.messages.hidden = false;
+        this.messages.textContent = `Not rolled: ${answer.error.message}.`;
+      }
+      return;
+    }
+    this.seedInput.removeAttribute("aria-invalid");
+    this.rollResult.innerHTML = answer.result.html;
+    this.page.updateUrl();
+    this.updateShare();
+  }
+
+  seed() {
+    return this.seedInput ? this.seedInput.value.trim() : null;
+  }
+
+  params() {
+    return queryFor(this.instance, this.link, this.seed());
+  }
+
+  updateShare() {
+    const query = this.params().toString();
+    this.shareInput.value = `${location.origin}${location.pathname}${query ? "?" + query : ""}#${this.instance}`;
+  }
+
+  async copyLink() {
+    this.updateShare();
+    this.shareInput.select();
+    try {
+      await navigator.clipboard.writeText(this.shareInput.value);
+      this.status.textContent = "Link copied.";
+    } catch {
+      this.status.textContent = "Link selected: copy it with Ctrl+C or Cmd+C.";
+    }
+  }
+
+  async applyLink(pairs) {
+    const seed = pairs[SEED_KEY];
+    delete pairs[SEED_KEY];
+    if (seed !== undefined && this.seedInput) this.seedInput.value = seed;
+    const seq = ++this.seq;
+    this.markPending();
+    const answer = await this.engine.call({ op: "from_link", widget: this.widget, params: pairs, base: this.base });
+    if (seq !== this.seq) return;
+    if (!answer.error) fill(this.form, answer.result.inputs);
+    this.show(answer, answer.error ? [] : answer.result.rejected);
+    if (!answer.error && this.seedInput) await this.roll(this.seedInput.value, seq);
+  }
+
+  start(pairs) {
+    return pairs ? this.applyLink({ ...pairs }) : this.recompute();
+  }
+}
+
+// ---- the page ------------------------------------------------------------
+
+class Page {
+  constructor(sections) {
+    this.engine = new Engine(new URL("./engine-worker.js", import.meta.url));
+    this.widgets = sections.map((s) => new LiveWidget(s, this.engine, this));
+    this.ready = false;
+    for (const w of this.widgets) {
+      for (const list of w.form.querySelectorAll("fieldset.list")) updateListButtons(list);
+    }
+    const links = linkParams();
+    const known = new Set(this.widgets.map((w) => w.instance));
+    const unknown = Object.keys(links).filter((k) => !known.has(k));
+    if (unknown.length) this.reportUnknown(unknown, links);
+    this.engine.onState((state, detail) => {
+      for (const w of this.widgets) w.setStatus(state, state === "failed"
+        ? `The live engine could not start (${detail}). The results shown were pre-rendered at build time.`
+        : state === "loading" ? `${detail}… The result shown was pre-rendered by the same engine.` : detail);
+      if (state === "live" && !this.ready) {
+        this.ready = true;
+        Promise.all(this.widgets.map((w) => w.start(links[w.instance])))
+          .then(() => { document.documentElement.dataset.engine = "live"; });
+      }
+      if (state === "failed") document.documentElement.dataset.engine = "failed";
+    });
+  }
+
+  reportUnknown(unknown, links) {
+    const note = document.createElement("div");
+    note.className = "link-notice";
+    note.setAttribute("role", "alert");
+    const parts = unknown.map((k) => Object.keys(links[k]).map((p) => (p ? `${k}.${p}` : k)).join(", ")).join("; ");
+    note.textContent = `Part of this link was rejected: ${parts} does not name a widget on this page. The widgets show their defaults.`;
+    document.querySelector("main article")?.prepend(note);
+  }
+
+  updateUrl() {
+    const params = new URLSearchParams();
+    for (const w of this.widgets) for (const [k, v] of w.params()) params.append(k, v);
+    const query = params.toString();
+    const url = `${location.pathname}${query ? "?" + query : ""}${location.hash}`;
+    if (url !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(history.state, "", url);
+  }
+}
+
+const sections = [...document.querySelectorAll("section.widget[data-widget]")];
+if (sections.length) {
+  window.rulesExplorer = new Page(sections);
+}

@@ -1,0 +1,99 @@
+"""Shared fixtures: the fully built site, served on 127.0.0.1, and Chromium.
+
+Browser tests use pytest-playwright with Debian's chromium (``CHROMIUM_PATH``,
+default /usr/bin/chromium); ``./dev test`` installs it when it is missing.
+Every page a test opens is watched: a console error, an uncaught exception
+or a request to any host but the test server fails the test.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from functools import partial
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import build  # noqa: E402
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+BOOT_TIMEOUT_MS = 60_000
+"""A cold Pyodide boot takes about 5 s here; leave room for a loaded CI machine."""
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The real site with the Pyodide runtime and the engine wheel, built once."""
+    out = tmp_path_factory.mktemp("site")
+    build.build(build.Config(output=out, runtime=True))
+    return out
+
+
+class QuietHandler(build.SiteHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(built_site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+    path = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+    if not Path(path).exists():
+        pytest.fail(f"Chromium is missing at {path}: run the tests with ./dev test, which installs it")
+    return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
+
+
+class PageGuard:
+    """Records console errors, page errors and requests that leave the test server."""
+
+    def __init__(self, page, origin: str) -> None:
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        self.origin = origin
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
+        page.on("worker", lambda worker: worker.on("console", self._console))
+        page.context.route("**/*", self._route)
+
+    def _console(self, message) -> None:
+        if message.type == "error":
+            self.errors.append(f"console error: {message.text}")
+
+    def _route(self, route) -> None:
+        url = route.request.url
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob") or f"{parts.scheme}://{parts.netloc}" == self.origin:
+            route.continue_()
+        else:
+            self.foreign.append(url)
+            route.abort()
+
+
+@pytest.fixture
+def guarded_page(page, site_url: str):
+    """A page that fails the test on console errors or off-site requests."""
+    origin = site_url.rstrip("/")
+    guard = PageGuard(page, origin)
+    page.set_default_timeout(BOOT_TIMEOUT_MS)
+    yield page
+    assert guard.foreign == [], f"requests left {origin}: {guard.foreign}"
+    assert guard.errors == [], "\n".join(guard.errors)

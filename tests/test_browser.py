@@ -1,0 +1,310 @@
+"""The built site in Chromium: the engine live in its worker, agreeing with CPython.
+
+Every page with widgets is opened twice: once with JavaScript off (the
+pre-rendered result must be there) and once live. Live, each widget must
+first show exactly what was pre-rendered, then follow a series of input
+changes, a list edit and a seeded roll with exactly the HTML that the
+CPython engine renders for the same inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+import build
+from engine import schema, widgets
+from engine.schema import InputError
+
+pytestmark = pytest.mark.browser
+
+BOOT_MS = 60_000
+SETTLE_MS = 15_000
+
+
+def site_widgets() -> list[tuple[str, str, str]]:
+    """(page url, widget id, instance) for every widget block of the real site."""
+    found = []
+    for page in build.collect_pages(build.Config()):
+        for m in re.finditer(r"^::: *widget +(\S+) +#([a-z][a-z0-9-]*)", page.text, re.M):
+            found.append((page.url, m.group(1), m.group(2)))
+    return found
+
+
+WIDGETS = site_widgets()
+PAGES = sorted({url for url, _, _ in WIDGETS})
+
+
+def wait_live(page) -> None:
+    page.wait_for_function("document.documentElement.dataset.engine === 'live'", timeout=BOOT_MS)
+
+
+def normalise(page, html: str) -> str:
+    """HTML as the browser serialises it, so engine output compares with innerHTML."""
+    return page.evaluate("h => { const t = document.createElement('template'); t.innerHTML = h; return t.innerHTML; }", html)
+
+
+def wait_html(page, selector: str, html: str, what: str) -> None:
+    """Wait until the element shows exactly this HTML; fail with both versions if it never does."""
+    expected = normalise(page, html)
+    try:
+        page.wait_for_function("([s, h]) => { const e = document.querySelector(s); return e && e.innerHTML === h; }",
+                               arg=[selector, expected], timeout=SETTLE_MS)
+    except Exception:
+        actual = page.evaluate("s => document.querySelector(s)?.innerHTML", selector)
+        raise AssertionError(f"{what}: the page does not show the CPython result.\nexpected: {expected[:1500]}\n"
+                             f"actual:   {(actual or '')[:1500]}") from None
+
+
+def base_inputs(page, instance: str) -> dict[str, Any]:
+    return json.loads(page.eval_on_selector(f"#{instance} script.widget-base", "e => e.textContent"))
+
+
+def changes(group: schema.Group, values: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, schema.Field, Any]]:
+    """A different valid value for each scalar field (lists are edited separately)."""
+    for f in group.fields:
+        path = f"{prefix}.{f.name}" if prefix else f.name
+        value = values[f.name]
+        if isinstance(f, schema.Group):
+            yield from changes(f, value, path)
+        elif isinstance(f, schema.Choice):
+            others = [c for c in f.choices if c != value]
+            if others:
+                yield path, f, others[-1]
+        elif isinstance(f, schema.Boolean):
+            yield path, f, not value
+        elif isinstance(f, schema.Integer):
+            if f.maximum is not None and value < f.maximum:
+                yield path, f, value + 1
+            elif f.minimum is not None and value > f.minimum:
+                yield path, f, value - 1
+        elif isinstance(f, schema.Number):
+            yield path, f, schema.fraction_text(value + 1) if f.maximum is None or value + 1 <= f.maximum else None
+
+
+def set_path(values: dict[str, Any], path: str, value: Any) -> None:
+    *head, last = path.split(".")
+    for part in head:
+        values = values[part]
+    values[last] = value
+
+
+def set_control(page, instance: str, path: str, f: schema.Field, value: Any) -> None:
+    selector = f"#{instance}--{path.replace('.', '-')}"
+    if isinstance(f, schema.Choice):
+        page.select_option(selector, value)
+    elif isinstance(f, schema.Boolean):
+        page.set_checked(selector, bool(value))
+    else:
+        page.fill(selector, str(value))
+
+
+def expected_run(w: widgets.Widget, inputs: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(html, None) for valid inputs, (None, error message) for invalid ones."""
+    try:
+        return w.render(w.run(inputs)), None
+    except InputError as exc:
+        return None, str(exc)
+
+
+@pytest.fixture(scope="module")
+def prerendered(browser, site_url) -> dict[str, dict[str, str]]:
+    """Each page's widget results as shown with JavaScript off."""
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    shown: dict[str, dict[str, str]] = {}
+    for url in PAGES:
+        page.goto(site_url + url)
+        assert page.locator("noscript").count() == 1
+        shown[url] = dict(page.eval_on_selector_all(
+            "section.widget", "els => els.map(e => [e.id, e.querySelector('.widget-result').innerHTML])"))
+    context.close()
+    return shown
+
+
+def test_site_has_widgets_for_every_system():
+    systems = {wid.split(".")[0] for _, wid, _ in WIDGETS}
+    assert {"small_general", "ocs", "europa"} <= systems
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_widgets_live_and_equal_to_cpython(guarded_page, site_url, prerendered, url):
+    page = guarded_page
+    page.goto(site_url + url)
+    wait_live(page)
+    for _, widget_id, instance in [w for w in WIDGETS if w[0] == url]:
+        w = widgets.get(widget_id)
+        result_sel = f"#{instance} .widget-result"
+        status = page.text_content(f"#{instance} .engine-status")
+        assert status.startswith("Live"), status
+        # 1. the live default equals the pre-rendered one, character for character
+        assert prerendered[url][instance].strip(), f"#{instance} has no pre-rendered result"
+        assert page.inner_html(result_sel) == prerendered[url][instance]
+        # 2. every scalar input, changed one after another, matches CPython
+        inputs = base_inputs(page, instance)
+        for path, f, value in list(changes(w.inputs, w.validate(inputs)))[:10]:
+            if value is None:
+                continue
+            trial = json.loads(json.dumps(inputs))
+            set_path(trial, path, schema.to_text(value) if not isinstance(value, str) else value)
+            html, error = expected_run(w, trial)
+            set_control(page, instance, path, f, value)
+            if error is None:
+                wait_html(page, result_sel, html, f"#{instance} after {path} = {value}")
+                inputs = trial
+            else:  # an impossible combination: the message shows, then we step back
+                page.wait_for_selector(f"#{instance} .widget-messages:not([hidden])")
+                assert error.split(": ", 1)[-1] in page.text_content(f"#{instance} .widget-messages")
+                set_control(page, instance, path, f, _get(w.validate(inputs), path))
+                wait_html(page, result_sel, expected_run(w, inputs)[0], f"#{instance} back after {path}")
+        # 3. a list edit (add a unit, remove the first) matches CPython
+        for path, f in list_fields(w.inputs):
+            current = _get(w.validate(inputs), path)
+            if len(current) < f.max_items:
+                page.click(f"#{instance}--{path.replace('.', '-')} > .add-item")
+                trial = json.loads(json.dumps(schema.jsonable(w.validate(inputs))))
+                set_path(trial, path, _get(trial, path) + [schema.jsonable(f.item.validate(None))])
+                html, error = expected_run(w, trial)
+                if error is None:
+                    wait_html(page, result_sel, html, f"#{instance} after adding to {path}")
+                    inputs = trial
+                    current = _get(w.validate(inputs), path)
+            if len(current) > f.min_items:
+                page.click(f"#{instance}--{path.replace('.', '-')} > ol > li:first-child .remove-item")
+                trial = json.loads(json.dumps(schema.jsonable(w.validate(inputs))))
+                set_path(trial, path, _get(trial, path)[1:])
+                html, error = expected_run(w, trial)
+                if error is None:
+                    wait_html(page, result_sel, html, f"#{instance} after removing from {path}")
+                    inputs = trial
+        # 4. a seeded roll replays exactly as in CPython
+        if w.sample is not None:
+            page.fill(f"#{instance}--seed", "424242")
+            page.click(f"#{instance} [data-action=replay]")
+            wait_html(page, f"#{instance} .roll-result", w.render_sample(w.roll(inputs, 424242)),
+                      f"#{instance} roll with seed 424242")
+
+
+def list_fields(group: schema.Group, prefix: str = "") -> Iterator[tuple[str, schema.ListOf]]:
+    for f in group.fields:
+        path = f"{prefix}.{f.name}" if prefix else f.name
+        if isinstance(f, schema.ListOf):
+            yield path, f
+        elif isinstance(f, schema.Group):
+            yield from list_fields(f, path)
+
+
+def _get(values: dict[str, Any], path: str) -> Any:
+    for part in path.split("."):
+        values = values[part]
+    return values
+
+
+# Small General: links, bad links, bad input, copy link --------------------
+
+SG_PAGE = next((url for url, wid, _ in WIDGETS if wid == "small_general.combat"), None)
+SG = next((inst for url, wid, inst in WIDGETS if wid == "small_general.combat"), None)
+
+
+def sg_state_query(instance: str, pairs: dict[str, str]) -> str:
+    return "&".join(f"{instance}.{k}={quote(v, safe='')}" for k, v in pairs.items())
+
+
+def test_link_reproduces_a_state(guarded_page, site_url):
+    page = guarded_page
+    pairs = {"terrain": "town", "hex_sides": "3", "attacker.supply": "problem", "defender.state": "shocked"}
+    page.goto(f"{site_url}{SG_PAGE}?{sg_state_query(SG, pairs)}&{SG}.seed=77#{SG}")
+    wait_live(page)
+    w = widgets.get("small_general.combat")
+    base = base_inputs(page, SG)
+    values, rejected = w.from_link(pairs, base)
+    assert rejected == []
+    wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "linked state")
+    wait_html(page, f"#{SG} .roll-result", w.render_sample(w.roll(values, 77)), "linked seed")
+    assert page.input_value(f"#{SG}--terrain") == "town"
+    assert page.input_value(f"#{SG}--hex_sides") == "3"
+    assert page.input_value(f"#{SG}--attacker-supply") == "problem"
+    assert page.is_hidden(f"#{SG} .widget-messages")
+    # the address bar keeps the state, and the share box offers the same link
+    assert f"{SG}.terrain=town" in page.url
+    share = page.input_value(f"#{SG}--link")
+    page.goto(share)
+    wait_live(page)
+    wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "shared link")
+
+
+def test_malformed_link_reports_each_rejected_part(guarded_page, site_url):
+    page = guarded_page
+    query = f"{SG}.terrain=swamp&{SG}.hex_sides=3&{SG}.attacker.nonsense=1&nowidget.x=1"
+    page.goto(f"{site_url}{SG_PAGE}?{query}")
+    wait_live(page)
+    messages = page.locator(f"#{SG} .widget-messages")
+    messages.wait_for(state="visible")
+    text = messages.text_content()
+    assert "terrain: 'swamp' is not allowed" in text and "clear, forest, town" in text
+    assert "attacker.nonsense: is not an input" in text
+    assert "nowidget.x does not name a widget" in page.text_content(".link-notice")
+    # the valid part is kept, the rejected ones fall back to the page's inputs
+    w = widgets.get("small_general.combat")
+    base = base_inputs(page, SG)
+    values, _ = w.from_link({"hex_sides": "3"}, base)
+    wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "valid part of a bad link")
+    assert page.input_value(f"#{SG}--terrain") == base["terrain"]
+
+
+def test_bad_input_shows_its_message_in_place(guarded_page, site_url):
+    page = guarded_page
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    before = page.inner_html(f"#{SG} .widget-result")
+    page.fill(f"#{SG}--hex_sides", "9")
+    error = page.locator(f"#{SG}--hex_sides-error")
+    error.wait_for(state="visible")
+    assert error.text_content() == "hex_sides: 9 is out of range; enter a whole number from 1 to 6"
+    assert page.get_attribute(f"#{SG}--hex_sides", "aria-invalid") == "true"
+    assert page.get_attribute(f"#{SG} .widget-result", "data-state") == "stale"
+    assert page.inner_html(f"#{SG} .widget-result") == before
+    page.fill(f"#{SG}--hex_sides", "")
+    page.wait_for_function(f"document.getElementById('{SG}--hex_sides-error').textContent.includes('enter a whole number')")
+    page.fill(f"#{SG}--hex_sides", "2")
+    page.wait_for_function(f"document.querySelector('#{SG} .widget-result').dataset.state === 'live'")
+    assert page.is_hidden(f"#{SG}--hex_sides-error")
+
+
+def test_bad_seed_is_reported(guarded_page, site_url):
+    page = guarded_page
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    page.fill(f"#{SG}--seed", "-5")
+    page.click(f"#{SG} [data-action=replay]")
+    page.wait_for_function(f"document.querySelector('#{SG} .widget-messages').textContent.includes('seed')")
+    assert "not a seed" in page.text_content(f"#{SG} .widget-messages")
+
+
+def test_keyboard_only_change(guarded_page, site_url):
+    page = guarded_page
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    page.focus(f"#{SG}--terrain")
+    page.keyboard.press("ArrowDown")
+    w = widgets.get("small_general.combat")
+    base = base_inputs(page, SG)
+    chosen = page.input_value(f"#{SG}--terrain")
+    assert chosen != base["terrain"]
+    values, _ = w.from_link({"terrain": chosen}, base)
+    wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "keyboard change")
+
+
+def test_engine_failure_is_visible_and_keeps_the_prerendered_result(page, site_url):
+    page.route("**/pyodide/pyodide.asm.wasm", lambda route: route.abort())
+    page.goto(site_url + SG_PAGE)
+    before = page.inner_html(f"#{SG} .widget-result")
+    page.wait_for_function("document.documentElement.dataset.engine === 'failed'", timeout=BOOT_MS)
+    status = page.text_content(f"#{SG} .engine-status")
+    assert "could not start" in status and "pre-rendered" in status
+    assert page.inner_html(f"#{SG} .widget-result") == before

@@ -1,0 +1,134 @@
+"""The site build, end to end on a small fixture site and on the real content."""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+import build
+from engine import widgets
+from engine.schema import jsonable
+
+from fixtures.demo_widget import ensure_registered
+
+FIXTURE = Path(__file__).parent / "fixtures" / "site"
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return ensure_registered()
+
+
+@pytest.fixture(scope="module")
+def fixture_site(demo, tmp_path_factory):
+    out = tmp_path_factory.mktemp("fixture_site")
+    config = build.Config(content=FIXTURE / "content", output=out, runtime=False)
+    files = build.build(config)
+    return out, files
+
+
+def read(out: Path, path: str) -> str:
+    return (out / path).read_text(encoding="utf-8")
+
+
+def widget_section(html: str, instance: str) -> str:
+    start = html.index(f'<section class="widget" id="{instance}"')
+    return html[start:html.index("</section>\n", start)]
+
+
+def test_outputs_every_page_and_static_file(fixture_site):
+    out, files = fixture_site
+    assert {"index.html", "demo/dice.html", "demo/more.html", "static/site.css",
+            "static/widgets.js", "static/engine-worker.js"} <= set(files)
+    assert (out / "demo" / "dice.html").exists()
+
+
+def test_home_lists_systems_and_pages(fixture_site):
+    out, _ = fixture_site
+    home = read(out, "index.html")
+    assert '<a href="demo/dice.html">Demo</a>' in home
+    assert '<a href="demo/more.html">More dice</a>' in home
+    assert "Totals of a few dice." in home
+
+
+def test_prerendered_result_is_the_engines(fixture_site, demo):
+    out, _ = fixture_site
+    html = read(out, "demo/dice.html")
+    section = widget_section(html, "dice")
+    base = demo.validate({"count": 3})
+    assert demo.render(demo.run(base)) in section
+    base_json = re.search(r'<script type="application/json" class="widget-base">(.*?)</script>', section).group(1)
+    assert json.loads(base_json) == jsonable(base)
+
+
+def test_form_reflects_base_inputs(fixture_site):
+    out, _ = fixture_site
+    section = widget_section(read(out, "demo/dice.html"), "dice")
+    assert re.search(r'<input type="number"[^>]*id="dice--count" name="count" value="3"', section)
+    assert '<option value="6" selected>d6</option>' in section
+    assert 'id="dice--extras-0-value" name="extras.0.value" value="1"' in section
+    assert "<template>" in section and 'name="extras.__i__.value"' in section
+    assert 'class="assumed-note"' in section  # the assumed setting says so in the form
+
+
+def test_examples_are_links_with_prerendered_results(fixture_site, demo):
+    out, _ = fixture_site
+    section = widget_section(read(out, "demo/dice.html"), "dice")
+    link = re.search(r'<a href="([^"]+)" data-example="[^"]*">Two d10</a>', section).group(1)
+    assert unescape(link) == "?dice.count=2&dice.sides=10#dice"
+    assert demo.render(demo.run({"count": 2, "sides": "10"})) in section
+
+
+def test_toc_pager_and_assumed_admonition(fixture_site):
+    out, _ = fixture_site
+    html = read(out, "demo/dice.html")
+    assert '<a href="#totals">Totals</a>' in html and '<a href="#second-section">Second section</a>' in html
+    assert 'rel="next" href="../demo/more.html"' in html
+    assert '<div class="admonition assumed">' in html
+    assert 'src="../static/widgets.js"' not in html  # no runtime in this build, so no script
+
+
+def write_page(tmp_path: Path, body: str) -> build.Config:
+    content = tmp_path / "content"
+    (content / "demo").mkdir(parents=True)
+    (content / "index.md").write_text("title: Home\n\nHello.\n")
+    (content / "demo" / "01-x.md").write_text("title: X\nsystem: Demo\n\n" + body)
+    return build.Config(content=content, output=tmp_path / "out", runtime=False)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("::: widget demo.nope #a\n:::\n", "no widget named 'demo.nope'"),
+    ("::: widget demo.dice #a\ncount: 9\n:::\n", "#a: count: 9 is out of range"),
+    ("::: widget demo.dice #a\nsides: 10\ncount: 4\n:::\n", "4d10 is not offered"),
+    ("::: widget demo.dice #a\nwho: 1\n:::\n", "#a: who: is not an input"),
+    ("::: widget demo.dice\n:::\n", "needs an instance id"),
+    ("::: widget demo.dice #a\n:::\n\n::: widget demo.dice #a\n:::\n", "#a is used twice"),
+    ("::: widget demo.dice #a\ncount 3\n:::\n", "write 'path: value'"),
+    ("::: widget demo.dice #a\ncount: 3\n", "has no closing"),
+    ("::: exhibit demo.nothing\n:::\n", "no exhibit named"),
+    ("::: widget demo.dice #a\n::: example Bad\ncount: 0\n:::\n", "example 'Bad': count: 0 is out of range"),
+])
+def test_source_errors_name_the_problem(demo, tmp_path, body, message):
+    with pytest.raises(build.BuildError, match=re.escape(message)):
+        build.build(write_page(tmp_path, body))
+
+
+def test_page_without_system_line_is_rejected(tmp_path):
+    config = write_page(tmp_path, "Text\n")
+    (config.content / "demo" / "02-y.md").write_text("title: Y\n\nNo system line.\n")
+    with pytest.raises(build.BuildError, match="needs a 'system:' line"):
+        build.build(config)
+
+
+def test_real_site_pages_build(tmp_path):
+    """Every page of the real site renders, with every widget and example valid."""
+    files = build.build(build.Config(output=tmp_path / "site", runtime=False))
+    pages = [p for p in files if p.endswith(".html")]
+    assert "index.html" in pages
+    for system_module in widgets.SYSTEM_MODULES:
+        slug = system_module.split(".")[1].replace("_", "-")
+        assert any(p.startswith(slug + "/") for p in pages), f"no pages for {system_module}"
