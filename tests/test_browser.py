@@ -146,6 +146,7 @@ def test_widgets_live_and_equal_to_cpython(guarded_page, site_url, prerendered, 
         assert prerendered[url][instance].strip(), f"#{instance} has no pre-rendered result"
         assert page.inner_html(result_sel) == prerendered[url][instance]
         # 2. every scalar input, changed one after another, matches CPython
+        page.eval_on_selector_all(f"#{instance} details.settings", "els => els.forEach(d => d.open = true)")
         inputs = base_inputs(page, instance)
         for path, f, value in list(changes(w.inputs, w.validate(inputs)))[:10]:
             if value is None:
@@ -300,11 +301,20 @@ def test_keyboard_only_change(guarded_page, site_url):
     wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "keyboard change")
 
 
-def test_engine_failure_is_visible_and_keeps_the_prerendered_result(page, site_url):
-    page.route("**/pyodide/pyodide.asm.wasm", lambda route: route.abort())
+@pytest.mark.parametrize("blocked, timeout_ms, reason", [
+    ("**/pyodide/pyodide.mjs", None, "could not start"),
+    # an aborted .wasm download makes Pyodide hang, not fail: the watchdog reports it
+    ("**/pyodide/pyodide.asm.wasm", 4000, "did not start within 4 s"),
+])
+def test_engine_failure_is_visible_and_keeps_the_prerendered_result(page, site_url, blocked, timeout_ms, reason):
+    if timeout_ms:
+        page.add_init_script(f"globalThis.rulesExplorerBootTimeoutMs = {timeout_ms};")
+    page.route(blocked, lambda route: route.abort())
     page.goto(site_url + SG_PAGE)
     before = page.inner_html(f"#{SG} .widget-result")
     page.wait_for_function("document.documentElement.dataset.engine === 'failed'", timeout=BOOT_MS)
     status = page.text_content(f"#{SG} .engine-status")
-    assert "could not start" in status and "pre-rendered" in status
+    assert reason in status and "pre-rendered" in status
+    assert page.get_attribute(f"#{SG} .engine-status", "data-state") == "failed"
     assert page.inner_html(f"#{SG} .widget-result") == before
+    assert page.is_disabled(f"#{SG} [data-action=copy-link]")

@@ -7,6 +7,9 @@
 const SEED_KEY = "seed";
 const DEBOUNCE_MS = 150;
 const DEFAULT_SEED = "1";
+// Pyodide hangs rather than fails on some broken set-ups (a .wasm served with
+// the wrong type, a dropped download): after this long, say so.
+const BOOT_TIMEOUT_MS = globalThis.rulesExplorerBootTimeoutMs ?? 90_000;
 
 // ---- engine client ----------------------------------------------------
 
@@ -23,6 +26,12 @@ class Engine {
       event.preventDefault();
       this.setState("failed", event.message || "the engine worker could not start");
     };
+    this.watchdog = setTimeout(() => {
+      if (this.state === "loading") {
+        this.setState("failed", `it did not start within ${Math.round(BOOT_TIMEOUT_MS / 1000)} s`);
+        this.worker.terminate();
+      }
+    }, BOOT_TIMEOUT_MS);
   }
 
   receive(data) {
@@ -36,6 +45,8 @@ class Engine {
   }
 
   setState(state, detail) {
+    if (this.state === "failed") return; // a failed engine stays failed (the watchdog may have fired)
+    if (state !== "loading") clearTimeout(this.watchdog);
     this.state = state;
     this.stage = detail;
     for (const listener of this.listeners) listener(state, detail);

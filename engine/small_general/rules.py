@@ -1,0 +1,205 @@
+"""Small General combat: game terms, the 3d6 combat table and the modifier lists.
+
+The attacker rolls three six-sided dice, adds every modifier that applies and
+reads the modified total on :data:`COMBAT_TABLE`. Each table entry is a
+:class:`Result`: the side it falls on (``ATT`` or ``DEF``) and what happens to
+that side, in the order the chart prints it.
+
+>>> TABLE_RESULTS[17].name
+'DEF Retreat + Panick + Loss'
+>>> TABLE_RESULTS[17].effects
+('Retreat', 'Panick', 'Loss')
+>>> TABLE_RESULTS[10].name
+'no result'
+
+Result names keep the chart's spelling "Panick"; prose elsewhere says panic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, Literal, TypeAlias
+
+__all__ = [
+    "Terrain", "Movement", "Supply", "State", "Side", "Effect", "Level",
+    "TERRAINS", "MOVEMENTS", "ATTACKER_SUPPLIES", "DEFENDER_SUPPLIES",
+    "ATTACKER_STATES", "DEFENDER_STATES", "LEVELS", "MAX_HEX_SIDES",
+    "DESTROYED", "LOSS", "PANIC", "SHOCKED", "DISRUPTED", "RETREAT", "COMBAT_STATES",
+    "NO_RESULT", "Result", "COMBAT_TABLE", "TABLE_LOW", "TABLE_HIGH", "TABLE_RESULTS",
+    "LANDSCAPE_FOOT_ATTACK", "ATTACKER_SUPPLY", "DEFENDER_SUPPLY", "EXPERIENCE_MODIFIERS",
+    "ATTACKER_STATE", "DEFENDER_STATE", "SIMULTANEOUS_ATTACK", "ARTILLERY_VS_MECHANIZED",
+]
+
+# Game terms ----------------------------------------------------------------
+
+Terrain: TypeAlias = Literal["clear", "forest", "town"]
+"""Landscape of the hex under attack."""
+Movement: TypeAlias = Literal["foot", "mechanized"]
+"""How a unit moves; foot attackers suffer from forest and town."""
+Supply: TypeAlias = Literal["supplied", "problem", "out"]
+"""Supply state; ``out`` is listed for defenders only."""
+State: TypeAlias = Literal["none", "disrupted", "shocked", "panicked"]
+"""Combat state; the modifier list names only ``disrupted`` for an attacker."""
+Side: TypeAlias = Literal["ATT", "DEF"]
+"""Who a result falls on, as the chart abbreviates it."""
+Effect: TypeAlias = Literal["Destroyed", "Loss", "Panick", "Shocked", "Disrupted", "Retreat"]
+"""One part of a result, spelled as the chart prints it."""
+Level: TypeAlias = int
+"""Experience level, 0 (green) to 4 (the last level)."""
+
+TERRAINS: Final[tuple[Terrain, ...]] = ("clear", "forest", "town")
+MOVEMENTS: Final[tuple[Movement, ...]] = ("foot", "mechanized")
+ATTACKER_SUPPLIES: Final[tuple[Supply, ...]] = ("supplied", "problem")
+DEFENDER_SUPPLIES: Final[tuple[Supply, ...]] = ("supplied", "problem", "out")
+ATTACKER_STATES: Final[tuple[State, ...]] = ("none", "disrupted")
+DEFENDER_STATES: Final[tuple[State, ...]] = ("none", "disrupted", "shocked", "panicked")
+LEVELS: Final[tuple[Level, ...]] = (0, 1, 2, 3, 4)
+MAX_HEX_SIDES: Final = 6
+"""A hex has six sides, so at most six different sides can join an attack."""
+
+DESTROYED: Final[Effect] = "Destroyed"
+LOSS: Final[Effect] = "Loss"
+PANIC: Final[Effect] = "Panick"
+SHOCKED: Final[Effect] = "Shocked"
+DISRUPTED: Final[Effect] = "Disrupted"
+RETREAT: Final[Effect] = "Retreat"
+EFFECTS: Final[tuple[Effect, ...]] = (DESTROYED, LOSS, PANIC, SHOCKED, DISRUPTED, RETREAT)
+COMBAT_STATES: Final[tuple[Effect, ...]] = (DISRUPTED, SHOCKED, PANIC)
+"""Results that leave a unit in place with a combat state, mildest first."""
+NO_RESULT: Final = "no result"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One combat result: the side it falls on and what happens to that side.
+
+    >>> Result.parse("ATT Loss + Panick")
+    Result(side='ATT', effects=('Loss', 'Panick'))
+    >>> Result.parse("DEF Retreat + Loss").replace(LOSS, None).name
+    'DEF Retreat'
+    >>> Result.parse("DEF Loss").replace(LOSS, None).name
+    'no result'
+    """
+
+    side: Side | None
+    """``"ATT"`` or ``"DEF"``; ``None`` only for *no result*."""
+    effects: tuple[Effect, ...] = ()
+    """What happens to that side, in printed order; empty for *no result*."""
+
+    def __post_init__(self) -> None:
+        if (self.side is None) != (not self.effects):
+            raise ValueError("a result names a side exactly when it has effects")
+
+    @classmethod
+    def parse(cls, text: str) -> Result:
+        """Read a result as the chart prints it (``"DEF Retreat + Loss"``)."""
+        if text == NO_RESULT:
+            return cls(None)
+        side, _, rest = text.partition(" ")
+        if side not in ("ATT", "DEF"):
+            raise ValueError(f"unknown side in {text!r}")
+        parts = tuple(p.strip() for p in rest.split("+"))
+        for p in parts:
+            if p not in EFFECTS:
+                raise ValueError(f"unknown effect {p!r} in {text!r}")
+        return cls(side, parts)  # type: ignore[arg-type]
+
+    @property
+    def name(self) -> str:
+        """The result as the chart writes it."""
+        if self.side is None:
+            return NO_RESULT
+        return f"{self.side} " + " + ".join(self.effects)
+
+    @property
+    def falls_on(self) -> Literal["attacker", "defender", "neutral"]:
+        """The side that suffers the result, in words (chart colouring)."""
+        return {"ATT": "attacker", "DEF": "defender", None: "neutral"}[self.side]  # type: ignore[return-value]
+
+    def has(self, *effects: Effect) -> bool:
+        """True if any of ``effects`` is part of the result."""
+        return any(e in self.effects for e in effects)
+
+    def replace(self, effect: Effect, by: Effect | None) -> Result:
+        """The result with ``effect`` swapped for ``by`` (or struck out if ``None``).
+
+        A part that would appear twice is kept once, where it first appears.
+
+        >>> Result.parse("ATT Loss + Panick").replace(LOSS, PANIC).name
+        'ATT Panick'
+        """
+        parts: list[Effect] = []
+        for e in self.effects:
+            new = by if e == effect else e
+            if new is not None and new not in parts:
+                parts.append(new)
+        return Result(self.side if parts else None, tuple(parts))
+
+
+# The combat table ------------------------------------------------------------
+
+TABLE_LOW: Final = 3
+"""Lowest total the chart prints."""
+TABLE_HIGH: Final = 18
+"""Highest total the chart prints."""
+
+COMBAT_TABLE: Final[Mapping[int, str]] = {
+    # 3d6 ± modifiers: result
+    3: "ATT Destroyed",
+    4: "ATT Loss + Panick",
+    5: "ATT Loss",
+    6: "ATT Panick",
+    7: "ATT Loss",  # printed without a space ("ATTLoss"); the same result as row 5
+    8: "ATT Shocked",
+    9: "ATT Disrupted",
+    10: "no result",
+    11: "no result",
+    12: "DEF Disrupted",
+    13: "DEF Shocked",
+    14: "DEF Loss",
+    15: "DEF Retreat + Panick",
+    16: "DEF Retreat + Loss",
+    17: "DEF Retreat + Panick + Loss",
+    18: "DEF Destroyed",
+}
+"""The combat table: modified 3d6 total -> result, exactly as printed."""
+
+TABLE_RESULTS: Final[Mapping[int, Result]] = {row: Result.parse(text) for row, text in COMBAT_TABLE.items()}
+"""The combat table read into :class:`Result` values, built once at import."""
+
+
+# Modifiers, in the order and with the keys the rulebook lists them ----------------
+# A key that a list does not name gives no modifier.
+
+LANDSCAPE_FOOT_ATTACK: Final[Mapping[Terrain, int]] = {"forest": -1, "town": -2}
+"""Landscape: an attacker with foot movement, by terrain of the hex attacked."""
+
+ATTACKER_SUPPLY: Final[Mapping[Supply, int]] = {"problem": -4}
+"""Supply state of the attacker."""
+
+DEFENDER_SUPPLY: Final[Mapping[Supply, int]] = {"problem": +2, "out": +6}
+"""Supply state of the defender."""
+
+EXPERIENCE_MODIFIERS: Final[Mapping[Level, tuple[int, int]]] = {
+    # level: (when attacking, when defending)
+    1: (+1, 0),
+    2: (+1, -1),
+    3: (+2, -1),
+    4: (+2, -2),
+}
+"""Experience: a unit's level gives the first value to its own attacks and the
+second to attacks made against it. Level 2's attack bonus comes from the word
+"also" in its rule: it keeps level 1's +1."""
+
+ATTACKER_STATE: Final[Mapping[State, int]] = {"disrupted": -1}
+"""Combat state of the attacker."""
+
+DEFENDER_STATE: Final[Mapping[State, int]] = {"disrupted": +1, "shocked": +2, "panicked": +4}
+"""Combat state of the defender."""
+
+SIMULTANEOUS_ATTACK: Final[Mapping[int, int]] = {2: +1, 3: +2, 4: +3, 5: +4, 6: +5}
+"""Different hex sides used against the hex so far (this attack included)."""
+
+ARTILLERY_VS_MECHANIZED: Final = -2
+"""An artillery attacker against a defender with mechanized movement."""
