@@ -1,0 +1,431 @@
+"""The ``europa.aec`` stack builder and the ``europa.ratio`` table reader.
+
+``europa.aec`` takes both stacks, the conditions and the settings, and
+returns the three totals as exact fractions, each unit's share, every
+conversion in words, the ratios, the die modifier as a distribution, the
+required losses and the heavy-armour comparison.
+
+>>> result = compute_aec(AEC_INPUTS.validate({}))
+>>> result["aeca"], result["atec"], result["aecd"]
+('2', '1/2', '0')
+>>> [(o["result"], o["p"]) for o in result["modifier"]["outcomes"]]
+[('+2', '1/2'), ('+3', '1/2')]
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .. import present
+from ..dice import Dist, Roll, prob_json, roll
+from ..schema import fraction_text
+from .effects import AECA_AECD, AECA_ATEC, ArmourModifier, armour_modifier, toward_zero
+from .heavy import HeavyComparison, HeavyEffect, heavy_comparison
+from .inputs import (
+    AEC_INPUTS,
+    RATIO_INPUTS,
+    RATIO_SETTINGS,
+    SETTINGS,
+    armour_table,
+    assumptions,
+    heavy_table,
+    loss_rules,
+    to_units,
+    total_rules,
+)
+from .losses import Requirement, attacker_requirement, combined_defender_total, defender_requirements
+from .tables import TableRow, ratio_text
+from .totals import Category, StackTotal, stack_total
+from .units import Reduction, Unit, re_text
+
+__all__ = ["Analysis", "analyse", "compute_aec", "render_aec", "sample_aec", "render_sample",
+           "compute_ratio", "render_ratio", "sample_ratio", "outcomes_json"]
+
+ZERO = Fraction(0)
+
+
+# Shared helpers ----------------------------------------------------------------
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n > 0 else str(n)
+
+
+def outcomes_json(dist: Dist[int]) -> list[dict[str, Any]]:
+    """A modifier distribution as result rows, lowest first.
+
+    >>> outcomes_json(Dist({3: 1, 4: 1}))[0]
+    {'result': '+3', 'modifier': 3, 'side': 'attacker', 'p': '1/2', 'float': 0.5}
+    """
+    rows = []
+    for m, p in dist.probabilities().items():
+        side = "attacker" if m > 0 else "defender" if m < 0 else "neutral"
+        rows.append({"result": _signed(m), "modifier": m, "side": side, **prob_json(p)})
+    return rows
+
+
+def _row_json(row: TableRow | None) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    return {"from": ratio_text(row.min_ratio), "modifier": row.modifier,
+            "chance_of_next": prob_json(row.chance_of_next)}
+
+
+def _armour_json(m: ArmourModifier) -> dict[str, Any]:
+    return {"comparison": m.comparison, "ratio": ratio_text(m.ratio) if m.comparison else None,
+            "row": _row_json(m.row), "before_terrain": outcomes_json(m.base), "reduction": m.reduction,
+            "outcomes": outcomes_json(m.final), "trace": list(m.trace)}
+
+
+def _chance_roll(rng: random.Random, p: Fraction, label: str) -> tuple[Roll, bool, str]:
+    """Roll for a chance ``p`` on a die with at least six sides whose faces split it exactly."""
+    sides = p.denominator * math.ceil(6 / p.denominator)
+    hits = int(p * sides)
+    r = roll(rng, 1, sides, label)
+    need = sides - hits + 1
+    return r, r.total >= need, f"{need}+ on a d{sides}"
+
+
+def _rolled_row(rng: random.Random, row: TableRow, label: str, rolls: list[Roll], steps: list[str]) -> int:
+    if 0 < row.chance_of_next < 1:
+        r, hit, need = _chance_roll(rng, row.chance_of_next, label)
+        rolls.append(r)
+        result = row.modifier + 1 if hit else row.modifier
+        steps.append(f"{label}: rolled {r.total}, needing {need}: {_signed(result)}.")
+        return row.modifier + (1 if hit else 0)
+    return row.modifier + (1 if row.chance_of_next == 1 else 0)
+
+
+def _sample_armour(rng: random.Random, m: ArmourModifier, rolls: list[Roll], steps: list[str]) -> int:
+    if m.row is None:
+        steps.append("No armour modifier applies.")
+        return 0
+    value = _rolled_row(rng, m.row, "armour table chance", rolls, steps)
+    value = max(value, 0) if m.comparison == AECA_ATEC else min(value, 0)
+    final = toward_zero(value, m.reduction)
+    steps.append(f"Armour modifier ({m.comparison} {ratio_text(m.ratio)}): {_signed(value)}"
+                 + (f", {m.reduction} toward zero for terrain and weather: {_signed(final)}." if m.reduction else "."))
+    return final
+
+
+def _mean_text(dist: Dist[int]) -> str:
+    return fraction_text(dist.mean())
+
+
+# europa.aec -------------------------------------------------------------------
+
+def _unit_rows(units: Sequence[Unit], side: str, totals: Sequence[StackTotal]) -> list[dict[str, Any]]:
+    rows = []
+    for u in units:
+        row: dict[str, Any] = {"key": u.key, "side": side, "label": u.label}
+        for t in totals:
+            s = t.share(u.key)
+            row[t.category.value.lower()] = fraction_text(s.total)
+            row[t.category.value.lower() + "_before_terrain"] = fraction_text(s.total_raw)
+        rows.append(row)
+    return rows
+
+
+def _heavy_json(h: HeavyEffect) -> dict[str, Any]:
+    return {"heavy_armour": h.armour, "opposing_heavy_atec": h.atec, "row": _row_json(h.row),
+            "outcomes": outcomes_json(h.final), "text": h.text}
+
+
+def _losses_json(combat: int, requirements: Sequence[Requirement], total: int) -> dict[str, Any]:
+    return {"combat_losses": combat, "required": total, "requirements": [r.to_json() for r in requirements]}
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything the rule works out for one combat, before it becomes JSON."""
+
+    attackers: tuple[Unit, ...]
+    """Attacking units, keyed A1, A2, …"""
+    defenders: tuple[Unit, ...]
+    """Defending units, keyed D1, D2, …"""
+    aeca: StackTotal
+    """Attacker's AECA."""
+    aecd: StackTotal
+    """Defender's AECD."""
+    atec: StackTotal
+    """Defender's ATEC."""
+    used: tuple[Fraction, Fraction, Fraction]
+    """AECA, AECD and ATEC in use after the declarations."""
+    declines: tuple[str, ...]
+    """The declarations in words."""
+    armour: ArmourModifier
+    """Armour modifier."""
+    heavy: HeavyComparison
+    """Heavy armour comparison."""
+    hex_modifies_aec: bool
+    """Whether the defender's hex modifies AEC for any reason."""
+    attacker_requirement: Requirement
+    """Required AECA losses."""
+    defender_requirements: tuple[Requirement, Requirement]
+    """Required AECD and ATEC losses."""
+    defender_total: int
+    """Defender's required points in all."""
+
+    @property
+    def modifier(self) -> Dist[int]:
+        """Armour and heavy modifiers together."""
+        return self.armour.final + self.heavy.modifier
+
+
+def _declarations(attacker_uses: bool, defender_uses: bool) -> tuple[str, ...]:
+    first = ("The attacker declares first and uses its AECA." if attacker_uses else
+             "The attacker declares first and declines AEC: its AECA counts as 0 and it owes no armour losses.")
+    second = ("The defender then uses its AECD and ATEC." if defender_uses else
+              "The defender then declines AEC and ATEC: both count as 0 and it owes no armour or anti-tank losses.")
+    return first, second
+
+
+def analyse(values: Mapping[str, Any]) -> Analysis:
+    """Work out totals, modifiers and required losses from validated ``europa.aec`` inputs."""
+    settings = values["settings"]
+    conditions = values["conditions"]
+    rules = total_rules(settings)
+    lrules = loss_rules(settings)
+    terrain = Reduction(conditions["terrain_cm"])
+    attackers = to_units(values["attacker"]["units"], "A")
+    defenders = to_units(values["defender"]["units"], "D")
+    attacker_uses = not values["attacker"]["declines"]
+    defender_uses = not values["defender"]["declines"]
+
+    aeca = stack_total(attackers, Category.AECA, terrain, rules)
+    aecd = stack_total(defenders, Category.AECD, terrain, rules)
+    atec = stack_total(defenders, Category.ATEC, terrain, rules)
+    used_aeca = aeca.total if attacker_uses else ZERO
+    used_aecd = aecd.total if defender_uses else ZERO
+    used_atec = atec.total if defender_uses else ZERO
+
+    armour = armour_modifier(used_aeca, used_atec, used_aecd, armour_table(settings),
+                             conditions["terrain_aec_modifier"], conditions["weather_aec_modifier"],
+                             conditions["hexside_aec_modifier"])
+    skips = settings["decline_covers_heavy"]
+    heavy = heavy_comparison(attackers if attacker_uses or not skips else (),
+                             defenders if defender_uses or not skips else (), heavy_table(settings))
+
+    hex_modifies_aec = (terrain is not Reduction.NONE or conditions["terrain_aec_modifier"] > 0
+                        or conditions["weather_aec_modifier"] > 0)
+    cap_aeca = (aeca.before_terrain if lrules.caps_before_terrain else aeca.total) if attacker_uses else ZERO
+    defender_losses = values["defender"]["losses"]
+    aeca_req = attacker_requirement(aeca, used_atec, attacker_uses=attacker_uses,
+                                    combat_losses=values["attacker"]["losses"],
+                                    hex_modifies_aec=hex_modifies_aec, rules=lrules)
+    eliminated_intrinsic = sum((atec.share(u.key).intrinsic for u in defenders if u.eliminated), ZERO)
+    defender_reqs = defender_requirements(
+        aecd, atec, cap_aeca, defender_uses=defender_uses, aecd_compared=armour.comparison == AECA_AECD,
+        combat_losses=defender_losses, hex_modifies_aec=hex_modifies_aec,
+        eliminated_intrinsic=eliminated_intrinsic, rules=lrules)
+    defender_total = combined_defender_total(defender_reqs, defender_losses, lrules)
+    return Analysis(attackers, defenders, aeca, aecd, atec, (used_aeca, used_aecd, used_atec),
+                    _declarations(attacker_uses, defender_uses), armour, heavy, hex_modifies_aec,
+                    aeca_req, defender_reqs, defender_total)
+
+
+def _loss_trace(a: Analysis, rules_add: bool) -> list[str]:
+    aecd_req, atec_req = a.defender_requirements
+    lines = list(a.attacker_requirement.lines + aecd_req.lines + atec_req.lines)
+    if a.hex_modifies_aec:
+        lines.insert(0, "The defender's hex modifies AEC, so its ATEC counts double for required losses.")
+    if aecd_req.used and atec_req.used:
+        lines.append(f"Defender in all: {a.defender_total} strength points "
+                     f"({'the two requirements add up' if rules_add else 'one point may meet both'}, "
+                     "never more than the combat result).")
+    return lines
+
+
+def compute_aec(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Totals, ratios, modifier, required losses and heavy comparison for two stacks, as JSON."""
+    a = analyse(values)
+    used_aeca, used_aecd, used_atec = a.used
+    total = a.modifier
+    return {
+        "aeca": fraction_text(a.aeca.total),
+        "aecd": fraction_text(a.aecd.total),
+        "atec": fraction_text(a.atec.total),
+        "before_terrain": {"aeca": fraction_text(a.aeca.before_terrain),
+                           "aecd": fraction_text(a.aecd.before_terrain)},
+        "intrinsic_atec": fraction_text(a.atec.intrinsic),
+        "used": {"aeca": fraction_text(used_aeca), "aecd": fraction_text(used_aecd),
+                 "atec": fraction_text(used_atec)},
+        "units": (_unit_rows(a.attackers, "attacker", (a.aeca,))
+                  + _unit_rows(a.defenders, "defender", (a.aecd, a.atec))),
+        "conversions": {t.category.value.lower(): [c.text(t.category) for c in t.conversions]
+                        for t in (a.aeca, a.aecd, a.atec)},
+        "ratios": {
+            "aeca_atec": ratio_text(used_aeca / used_atec) if used_atec else ("no ATEC" if used_aeca else "none"),
+            "aeca_aecd": ratio_text(used_aeca / used_aecd) if used_aecd else "no AECD",
+            "decides": a.armour.comparison,
+        },
+        "modifier": {
+            "armour": _armour_json(a.armour),
+            "heavy": {"outcomes": outcomes_json(a.heavy.modifier)},
+            "outcomes": outcomes_json(total),
+            "mean": _mean_text(total),
+        },
+        "required_losses": {
+            "attacker": _losses_json(values["attacker"]["losses"], (a.attacker_requirement,),
+                                     a.attacker_requirement.strength_points),
+            "defender": _losses_json(values["defender"]["losses"], a.defender_requirements, a.defender_total),
+            "hex_modifies_aec": a.hex_modifies_aec,
+        },
+        "heavy": {"attack": _heavy_json(a.heavy.attack), "defence": _heavy_json(a.heavy.defence),
+                  "counts": list(a.heavy.counts)},
+        "trace": {
+            "declines": list(a.declines),
+            "aeca": list(a.aeca.trace),
+            "aecd": list(a.aecd.trace),
+            "atec": list(a.atec.trace),
+            "modifier": list(a.armour.trace),
+            "heavy": list(a.heavy.counts) + [a.heavy.attack.text, a.heavy.defence.text],
+            "losses": _loss_trace(a, values["settings"]["defender_requirements"] == "add"),
+        },
+        "assumptions": assumptions(SETTINGS, values["settings"]),
+    }
+
+
+def _unit_table(units: Sequence[Mapping[str, Any]]) -> str:
+    head = ('<thead><tr><th scope="col">Unit</th><th scope="col" class="num">AECA</th>'
+            '<th scope="col" class="num">AECD</th><th scope="col" class="num">ATEC</th></tr></thead>')
+    rows = []
+    for u in units:
+        cells = "".join(f'<td class="num">{present.esc(u.get(k, "—"))}</td>' for k in ("aeca", "aecd", "atec"))
+        rows.append(f'<tr class="side-{present.esc(u["side"])}">'
+                    f'<th scope="row">{present.esc(u["label"])}</th>{cells}</tr>')
+    if not rows:
+        rows.append('<tr><th scope="row">No units</th>' + '<td class="num">—</td>' * 3 + '</tr>')
+    return (f'<table class="units"><caption>Each unit\'s share, after terrain</caption>{head}'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def _res(text: str) -> str:
+    """Exact RE text from a result as words: ``"5/2"`` → ``5/2 REs``."""
+    return re_text(Fraction(text))
+
+
+def _loss_figures(losses: Mapping[str, Any]) -> str:
+    items = []
+    for side in ("attacker", "defender"):
+        part = losses[side]
+        items.append({"label": f"{side.capitalize()}: required from armour/anti-tank units",
+                      "value": f"{part['required']} of {part['combat_losses']} strength points lost"})
+    return present.figures(items)
+
+
+def render_aec(result: Mapping[str, Any]) -> str:
+    """The result as HTML: totals, shares, traces, ratios, modifier, losses, heavy, assumptions."""
+    bt = result["before_terrain"]
+    totals = present.figures([
+        {"label": "AECA (attacker)", "value": _res(result["aeca"]), "help": f"{_res(bt['aeca'])} before terrain"},
+        {"label": "AECD (defender)", "value": _res(result["aecd"]), "help": f"{_res(bt['aecd'])} before terrain"},
+        {"label": "ATEC (defender)", "value": _res(result["atec"]),
+         "help": f"{_res(result['intrinsic_atec'])} of it intrinsic; terrain never changes ATEC"},
+    ])
+    trace = result["trace"]
+    parts = [
+        present.section("Totals", totals + present.steps(trace["declines"], ordered=False)),
+        present.section("Units", _unit_table(result["units"])),
+        present.section("AECA, unit by unit", present.steps(trace["aeca"])),
+        present.section("AECD, unit by unit", present.steps(trace["aecd"])),
+        present.section("ATEC, unit by unit", present.steps(trace["atec"])),
+    ]
+    ratios = result["ratios"]
+    armour = result["modifier"]["armour"]
+    parts.append(present.section("Ratios and armour modifier", present.figures([
+        {"label": "AECA : ATEC", "value": ratios["aeca_atec"]},
+        {"label": "AECA : AECD", "value": ratios["aeca_aecd"]},
+        {"label": "Decided by", "value": ratios["decides"] or "neither (no modifier)"},
+    ]) + present.steps(armour["trace"]) + present.distribution(armour["outcomes"], "Armour modifier", "Modifier")))
+    parts.append(present.section("Heavy armour", present.steps(result["heavy"]["counts"], ordered=False)
+                                 + present.steps([result["heavy"]["attack"]["text"],
+                                                  result["heavy"]["defence"]["text"]], ordered=False)
+                                 + present.distribution(result["modifier"]["heavy"]["outcomes"],
+                                                        "Heavy armour modifier", "Modifier")))
+    parts.append(present.section("Die modifier", present.distribution(
+        result["modifier"]["outcomes"], "Armour and heavy modifiers to the main combat die", "Modifier")
+        + present.note(f"Average modifier: {result['modifier']['mean']}.")))
+    parts.append(present.section("Required losses", _loss_figures(result["required_losses"])
+                                 + present.steps(trace["losses"])))
+    parts.append(present.assumptions(result["assumptions"]))
+    return "".join(parts)
+
+
+def sample_aec(values: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """One seeded roll of the chances in the armour and heavy modifiers."""
+    a = analyse(values)
+    rng = random.Random(seed)
+    rolls: list[Roll] = []
+    used_aeca, used_aecd, used_atec = a.used
+    steps: list[str] = [f"AECA {fraction_text(used_aeca)}, ATEC {fraction_text(used_atec)}, "
+                        f"AECD {fraction_text(used_aecd)}."]
+    value = _sample_armour(rng, a.armour, rolls, steps)
+    for effect, sign, label in ((a.heavy.attack, 1, "heavy attack chance"),
+                                (a.heavy.defence, -1, "heavy defence chance")):
+        if effect.row is not None:
+            h = max(_rolled_row(rng, effect.row, label, rolls, steps), 0)
+            steps.append(f"{effect.text} Result: {_signed(sign * h)}.")
+            value += sign * h
+    return {"rolls": [r.to_json() for r in rolls], "steps": steps, "modifier": value,
+            "outcome": f"Die modifier {_signed(value)}."}
+
+
+def render_sample(sample: Mapping[str, Any]) -> str:
+    """One seeded roll as HTML."""
+    return (present.rolls(sample["rolls"]) + present.steps(sample["steps"])
+            + present.note(sample["outcome"], "outcome"))
+
+
+# europa.ratio --------------------------------------------------------------------
+
+def _ratio_modifier(values: Mapping[str, Any]) -> ArmourModifier:
+    c = values["conditions"]
+    return armour_modifier(values["aeca"], values["atec"], values["aecd"], armour_table(values["settings"]),
+                           c["terrain_aec_modifier"], c["weather_aec_modifier"], c["hexside_aec_modifier"])
+
+
+def compute_ratio(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The armour modifier from three totals typed in directly.
+
+    >>> r = compute_ratio(RATIO_INPUTS.validate({}))
+    >>> r["ratios"]["aeca_atec"], [(o["result"], o["p"]) for o in r["modifier"]["outcomes"]]
+    ('5.1:1', [('+3', '1/2'), ('+4', '1/2')])
+    """
+    m = _ratio_modifier(values)
+    aeca, atec, aecd = values["aeca"], values["atec"], values["aecd"]
+    return {
+        "aeca": fraction_text(aeca), "atec": fraction_text(atec), "aecd": fraction_text(aecd),
+        "ratios": {"aeca_atec": ratio_text(aeca / atec) if atec else ("no ATEC" if aeca else "none"),
+                   "aeca_aecd": ratio_text(aeca / aecd) if aecd else "no AECD", "decides": m.comparison},
+        "modifier": {"armour": _armour_json(m), "outcomes": outcomes_json(m.final), "mean": _mean_text(m.final)},
+        "trace": list(m.trace),
+        "assumptions": assumptions(RATIO_SETTINGS, values["settings"]),
+    }
+
+
+def render_ratio(result: Mapping[str, Any]) -> str:
+    """The ratio result as HTML."""
+    r = result["ratios"]
+    return (present.section("Ratios", present.figures([
+        {"label": "AECA : ATEC", "value": r["aeca_atec"]},
+        {"label": "AECA : AECD", "value": r["aeca_aecd"]},
+        {"label": "Decided by", "value": r["decides"] or "neither (no modifier)"}]))
+        + present.section("Armour modifier", present.steps(result["trace"])
+                          + present.distribution(result["modifier"]["outcomes"], "Armour modifier", "Modifier")
+                          + present.note(f"Average modifier: {result['modifier']['mean']}."))
+        + present.assumptions(result["assumptions"]))
+
+
+def sample_ratio(values: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """One seeded roll of the table's chance."""
+    rng = random.Random(seed)
+    rolls: list[Roll] = []
+    steps: list[str] = []
+    value = _sample_armour(rng, _ratio_modifier(values), rolls, steps)
+    return {"rolls": [r.to_json() for r in rolls], "steps": steps, "modifier": value,
+            "outcome": f"Armour modifier {_signed(value)}."}

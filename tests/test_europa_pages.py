@@ -1,0 +1,192 @@
+"""Europa armour-effects pages: meta lines, blocks, and every worked example's result.
+
+Until the site build's own tests render every page, this parses the
+widget blocks the way the build does and checks that every base state and
+every ``::: example`` loads with no rejected part. It also runs each of the
+rule's worked examples as placed on the pages and checks its numbers, so a
+page cannot drift from the rule it teaches.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import widgets
+from engine.europa.exhibits import EXHIBITS
+
+PAGES = sorted((Path(__file__).resolve().parents[1] / "site" / "content" / "europa").glob("*.md"))
+SYSTEM = "Europa armour and anti-tank effects"
+
+BLOCK_START = re.compile(r"^::: *(widget|exhibit) +(\S+)(?: +#([a-z][a-z0-9-]*))? *$")
+EXAMPLE_START = re.compile(r"^::: *example +(.+?) *$")
+PAIR = re.compile(r"^([A-Za-z0-9_.]+) *: *(.*)$")
+
+Block = tuple[str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]
+
+
+def blocks(path: Path) -> list[Block]:
+    """Every block on a page: (kind, id, instance, base pairs, examples)."""
+    found: list[Block] = []
+    lines = path.read_text(encoding="utf-8").split("\n")
+    i = 0
+    while i < len(lines):
+        m = BLOCK_START.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        assert not lines[i - 1].strip(), f"{path.name}:{i + 1}: a block needs a blank line before it"
+        pairs: dict[str, str] = {}
+        examples: list[tuple[str, dict[str, str]]] = []
+        current = pairs
+        i += 1
+        while lines[i].strip() != ":::":
+            line = lines[i]
+            if em := EXAMPLE_START.match(line):
+                current = {}
+                examples.append((em.group(1), current))
+            elif pm := PAIR.match(line.strip()):
+                current[pm.group(1)] = pm.group(2).strip()
+            else:
+                raise AssertionError(f"{path.name}:{i + 1}: cannot read {line!r}")
+            i += 1
+        assert i + 1 == len(lines) or not lines[i + 1].strip(), f"{path.name}:{i + 1}: ':::' must end its block"
+        found.append((m.group(1), m.group(2), m.group(3) or "", pairs, examples))
+        i += 1
+    return found
+
+
+def meta(path: Path) -> dict[str, str]:
+    out = {}
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        m = re.match(r"^([A-Za-z_]+):\s*(.*)$", line)
+        if not m:
+            break
+        out[m.group(1)] = m.group(2)
+    return out
+
+
+def all_examples() -> dict[str, tuple[str, dict[str, Any]]]:
+    """Every example on every page: title → (widget id, validated inputs)."""
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    for page in PAGES:
+        for kind, ident, _, pairs, examples in blocks(page):
+            if kind != "widget":
+                continue
+            w = widgets.get(ident)
+            base, rejected = w.from_link(pairs)
+            assert not rejected
+            for title, ex in examples:
+                values, rejected = w.from_link(ex, base)
+                assert not rejected, [str(e) for e in rejected]
+                assert title not in out, f"example title {title!r} is used twice"
+                out[title] = (ident, values)
+    return out
+
+
+def test_pages_exist_with_meta() -> None:
+    assert [p.name for p in PAGES] == ["01-categories-and-values.md", "02-conversions-and-totals.md",
+                                       "03-ratios-terrain-weather.md", "04-required-losses.md",
+                                       "05-heavy-armour.md"]
+    for p in PAGES:
+        m = meta(p)
+        assert set(m) == {"title", "system", "summary"}, p.name
+        assert m["system"] == SYSTEM
+        assert p.read_text(encoding="utf-8").split("\n")[len(m)] == ""
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_blocks_and_examples_validate(page: Path) -> None:
+    found = blocks(page)
+    assert found, f"{page.name} places no widget or exhibit"
+    instances = [inst for kind, _, inst, _, _ in found if kind == "widget"]
+    assert len(instances) == len(set(instances))
+    for kind, ident, instance, pairs, examples in found:
+        if kind == "exhibit":
+            assert ident in EXHIBITS
+            assert not pairs and not examples
+            continue
+        assert instance.startswith("eu-")
+        w = widgets.get(ident)
+        base, rejected = w.from_link(pairs)
+        assert not rejected, [str(e) for e in rejected]
+        assert w.link_state(base), f"#{instance} should differ from the widget defaults or drop its lines"
+        w.render(w.run(base))
+        for title, ex in examples:
+            values, rejected = w.from_link(ex, base)
+            assert not rejected, (title, [str(e) for e in rejected])
+            assert w.link_state(values, base), f"example {title!r} is the same as its base state"
+            w.render(w.run(values))
+
+
+def test_every_exhibit_is_placed() -> None:
+    placed = {ident for p in PAGES for kind, ident, *_ in blocks(p) if kind == "exhibit"}
+    assert placed == set(EXHIBITS)
+
+
+def test_assumed_settings_are_explained_in_prose() -> None:
+    text = "\n".join(p.read_text(encoding="utf-8") for p in PAGES)
+    settings = widgets.get("europa.aec").inputs.field("settings")
+    for f in settings.fields:  # type: ignore[attr-defined]
+        assert f.assumed
+        assert f"settings.{f.name}" in text, f"no assumed admonition names settings.{f.name}"
+    assert text.count('!!! assumed "') >= 10
+
+
+# The rule's worked examples as the pages hold them --------------------------------------------
+
+RULE_EXAMPLES: dict[str, dict[str, Any]] = {
+    "Rule example: a Soviet tank corps is 3 REs of AECA": {"aeca": "3"},
+    "Rule example: a 1941 assault gun brigade is 1 RE of AECD": {"aecd": "1"},
+    "Rule example: a panzer grenadier division is 2 REs of AECD": {"aecd": "2"},
+    "Rule example: a tank brigade converts a motorized regiment": {"aeca": "2"},
+    "Rule example: a 16-10 panzer division with a 6-10 motorized division": {"aeca": "8"},
+    "Rule example: an anti-tank regiment with a motorized division": {"atec": "2"},
+    "Rule example: a tank corps with a motorized division": {"atec": "4"},
+    "Rule example: three tank brigades with a 4-8 motorized division": {"atec": "6"},
+    "Rule example: both units across a minor river": {"aeca": "2"},
+    "Rule example: only the tank division across the river": {"aeca": "2"},
+    "Rule example: a forest hex behind a minor river": {"aeca": "3/4", "aecd": "1/2", "atec": "1"},
+    "Rule example: 12 REs of AECA against 4 of ATEC, 8 points lost": {"aeca": "12", "atec": "4"},
+    "Rule example: an anti-tank brigade in a forest": {"atec": "1"},
+    "Rule example: Soviet heavy tanks attack a woods hex": {},
+    "Rule example: 5.1 to 1 gives +3 or +4": {},
+}
+
+
+def test_every_rule_example_is_on_a_page_once() -> None:
+    titles = {t for t in all_examples() if t.startswith("Rule example:")}
+    assert titles == set(RULE_EXAMPLES)
+
+
+@pytest.mark.parametrize("title", sorted(RULE_EXAMPLES))
+def test_rule_example_totals(title: str) -> None:
+    ident, values = all_examples()[title]
+    result = widgets.get(ident).run(values)
+    for key, expected in RULE_EXAMPLES[title].items():
+        assert result[key] == expected, key
+    assert sum(Fraction(o["p"]) for o in result["modifier"]["outcomes"]) == 1
+
+
+def test_page_examples_specific_findings() -> None:
+    ex = all_examples()
+    aec = widgets.get("europa.aec")
+    pzg = aec.run(ex["Rule example: a panzer grenadier division is 2 REs of AECD"][1])
+    assert "D1: 1 RE left neutral (no conversion capacity remains)." in pzg["trace"]["aecd"]
+    div = aec.run(ex["Rule example: three tank brigades with a 4-8 motorized division"][1])
+    assert [u["atec"] for u in div["units"] if u["side"] == "defender"] == ["1", "1", "1", "3"]
+    twelve = aec.run(ex["Rule example: 12 REs of AECA against 4 of ATEC, 8 points lost"][1])
+    assert twelve["required_losses"]["attacker"]["required"] == 4
+    assert "The other 4 lost points may come from any units." in twelve["trace"]["losses"]
+    forest = aec.run(ex["Rule example: an anti-tank brigade in a forest"][1])
+    assert forest["required_losses"]["attacker"]["required"] == 2
+    heavy = aec.run(ex["Rule example: Soviet heavy tanks attack a woods hex"][1])
+    assert heavy["heavy"]["attack"]["heavy_armour"] == 4
+    assert heavy["heavy"]["attack"]["opposing_heavy_atec"] == 2
+    assert [(o["result"], o["p"]) for o in heavy["heavy"]["attack"]["outcomes"]] == [("+1", "1")]
+    ratio = widgets.get("europa.ratio").run(ex["Rule example: 5.1 to 1 gives +3 or +4"][1])
+    assert [(o["result"], o["p"]) for o in ratio["modifier"]["outcomes"]] == [("+3", "1/2"), ("+4", "1/2")]
