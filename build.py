@@ -54,6 +54,14 @@ WHEEL_NAME = f"wargame_engine-{ENGINE_VERSION}-py3-none-any.whl"
 DEFAULT_SEED = 1
 """Seed of the pre-rendered sample roll."""
 
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'"
+)
+"""Only the site itself, plus compiling WebAssembly for Pyodide. Sent as a header by
+``serve`` (a worker takes its policy from its own response) and repeated in each
+page's meta tag for hosts that cannot set headers."""
+
 MIME_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".css": "text/css; charset=utf-8",
@@ -359,6 +367,7 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page]) -> 
             "next": ordered[i + 1] if 0 <= i < len(ordered) - 1 else None,
             "has_widgets": bool(page.widgets), "runtime": config.runtime,
             "engine_version": ENGINE_VERSION, "pyodide_version": PYODIDE_VERSION,
+            "csp": CONTENT_SECURITY_POLICY,
         }
         template = env.get_template("home.html" if not page.system_slug else "page.html")
         files[page.url] = template.render(**context)
@@ -393,6 +402,24 @@ def check_pyodide(config: Config) -> Path:
     return package
 
 
+# -- memory snapshot (tools/make_snapshot.mjs) -------------------------------
+SNAPSHOT_NAME = "snapshot.bin.gz"
+"""Pyodide's memory after starting Python and importing the engine; the worker boots from it."""
+
+
+def make_snapshot(package: Path, wheel: Path, out: Path) -> bytes:
+    """Boot Pyodide in Node from the shipped files, import the engine, snapshot, gzip."""
+    node = os.environ.get("NODE", "node")
+    if not shutil.which(node):
+        raise BuildError(f"node is missing ({node}): the Pyodide memory snapshot is made with Node")
+    made = subprocess.run([node, str(ROOT / "tools" / "make_snapshot.mjs"), str(package), str(wheel), str(out)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        raise BuildError(f"the Pyodide memory snapshot failed: ...{made.stderr[-1500:]}")
+    return out.read_bytes()
+# -- end of memory snapshot ---------------------------------------------------
+
+
 def runtime_files(config: Config, workdir: Path) -> dict[str, bytes]:
     """Pyodide's boot files, the engine wheel and a lock file that lists it."""
     package = check_pyodide(config)
@@ -409,6 +436,7 @@ def runtime_files(config: Config, workdir: Path) -> dict[str, bytes]:
     files = {f"pyodide/{name}": (package / name).read_bytes() for name in PYODIDE_FILES}
     files[f"pyodide/{wheel.name}"] = wheel.read_bytes()
     files["pyodide/pyodide-lock.json"] = (stage / "pyodide-lock.json").read_bytes()
+    files[f"pyodide/{SNAPSHOT_NAME}"] = make_snapshot(package, wheel, stage / SNAPSHOT_NAME)  # memory snapshot
     return files
 
 
@@ -452,6 +480,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-cache")
+        self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         self.send_header("X-Content-Type-Options", "nosniff")
         super().end_headers()
 

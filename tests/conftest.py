@@ -69,6 +69,12 @@ class PageGuard:
         self.errors: list[str] = []
         self.foreign: list[str] = []
         self.origin = origin
+        self.page = page
+        page.add_init_script("""
+            window.cspViolations = [];
+            document.addEventListener('securitypolicyviolation',
+                e => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
+        """)
         page.on("console", self._console)
         page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
         page.on("worker", lambda worker: worker.on("console", self._console))
@@ -95,5 +101,25 @@ def guarded_page(page, site_url: str):
     guard = PageGuard(page, origin)
     page.set_default_timeout(BOOT_TIMEOUT_MS)
     yield page
+    if not page.is_closed():
+        violations = page.evaluate("window.cspViolations || []")
+        assert violations == [], f"Content-Security-Policy violations: {violations}"
     assert guard.foreign == [], f"requests left {origin}: {guard.foreign}"
     assert guard.errors == [], "\n".join(guard.errors)
+
+
+def wait_until(page, script: str, arg=None, timeout: float = 15_000, interval: float = 50) -> None:
+    """Poll ``script`` (a JS function text) until it returns a truthy value.
+
+    Playwright's ``wait_for_function`` builds its predicate with ``eval``, which
+    the site's Content-Security-Policy forbids; ``page.evaluate`` calls through
+    the DevTools protocol and is not subject to the page's policy.
+    """
+    import time
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        if page.evaluate(script, arg):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} ms waiting for {script}")
+        page.wait_for_timeout(interval)

@@ -21,6 +21,8 @@ import build
 from engine import schema, widgets
 from engine.schema import InputError
 
+from conftest import wait_until
+
 pytestmark = pytest.mark.browser
 
 BOOT_MS = 60_000
@@ -41,7 +43,7 @@ PAGES = sorted({url for url, _, _ in WIDGETS})
 
 
 def wait_live(page) -> None:
-    page.wait_for_function("document.documentElement.dataset.engine === 'live'", timeout=BOOT_MS)
+    wait_until(page, "() => document.documentElement.dataset.widgetsLive === location.pathname", timeout=BOOT_MS)
 
 
 def normalise(page, html: str) -> str:
@@ -53,9 +55,9 @@ def wait_html(page, selector: str, html: str, what: str) -> None:
     """Wait until the element shows exactly this HTML; fail with both versions if it never does."""
     expected = normalise(page, html)
     try:
-        page.wait_for_function("([s, h]) => { const e = document.querySelector(s); return e && e.innerHTML === h; }",
-                               arg=[selector, expected], timeout=SETTLE_MS)
-    except Exception:
+        wait_until(page, "([s, h]) => { const e = document.querySelector(s); return e && e.innerHTML === h; }",
+                   [selector, expected], timeout=SETTLE_MS)
+    except TimeoutError:
         actual = page.evaluate("s => document.querySelector(s)?.innerHTML", selector)
         raise AssertionError(f"{what}: the page does not show the CPython result.\nexpected: {expected[:1500]}\n"
                              f"actual:   {(actual or '')[:1500]}") from None
@@ -271,9 +273,9 @@ def test_bad_input_shows_its_message_in_place(guarded_page, site_url):
     assert page.get_attribute(f"#{SG} .widget-result", "data-state") == "stale"
     assert page.inner_html(f"#{SG} .widget-result") == before
     page.fill(f"#{SG}--hex_sides", "")
-    page.wait_for_function(f"document.getElementById('{SG}--hex_sides-error').textContent.includes('enter a whole number')")
+    wait_until(page, f"() => document.getElementById('{SG}--hex_sides-error').textContent.includes('enter a whole number')")
     page.fill(f"#{SG}--hex_sides", "2")
-    page.wait_for_function(f"document.querySelector('#{SG} .widget-result').dataset.state === 'live'")
+    wait_until(page, f"() => document.querySelector('#{SG} .widget-result').dataset.state === 'live'")
     assert page.is_hidden(f"#{SG}--hex_sides-error")
 
 
@@ -283,7 +285,7 @@ def test_bad_seed_is_reported(guarded_page, site_url):
     wait_live(page)
     page.fill(f"#{SG}--seed", "-5")
     page.click(f"#{SG} [data-action=replay]")
-    page.wait_for_function(f"document.querySelector('#{SG} .widget-messages').textContent.includes('seed')")
+    wait_until(page, f"() => document.querySelector('#{SG} .widget-messages').textContent.includes('seed')")
     assert "not a seed" in page.text_content(f"#{SG} .widget-messages")
 
 
@@ -312,9 +314,50 @@ def test_engine_failure_is_visible_and_keeps_the_prerendered_result(page, site_u
     page.route(blocked, lambda route: route.abort())
     page.goto(site_url + SG_PAGE)
     before = page.inner_html(f"#{SG} .widget-result")
-    page.wait_for_function("document.documentElement.dataset.engine === 'failed'", timeout=BOOT_MS)
+    wait_until(page, "() => document.documentElement.dataset.engine === 'failed'", timeout=BOOT_MS)
     status = page.text_content(f"#{SG} .engine-status")
     assert reason in status and "pre-rendered" in status
     assert page.get_attribute(f"#{SG} .engine-status", "data-state") == "failed"
     assert page.inner_html(f"#{SG} .widget-result") == before
     assert page.is_disabled(f"#{SG} [data-action=copy-link]")
+
+
+# In-site navigation keeps the engine ------------------------------------------
+
+def test_in_site_links_keep_one_engine_for_the_visit(guarded_page, site_url):
+    page = guarded_page
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    first_title = page.title()
+    page.evaluate("window.visitMarker = 'same document'")
+    page.evaluate("window.scrollTo(0, 600)")
+    next_href = page.get_attribute("a[rel=next]", "href")
+    page.evaluate("document.querySelector('a[rel=next]').click()")  # as a reader would, without scrolling first
+    next_path = "/" + next_href.replace("../", "")
+    wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", next_path, timeout=SETTLE_MS)
+    assert page.evaluate("window.visitMarker") == "same document"  # no reload, the worker lives on
+    assert page.url.endswith(next_path) and page.title() != first_title
+    assert page.evaluate("document.activeElement.id") == "main"
+    assert page.evaluate("window.scrollY") == 0
+    # the new page's widgets are live and agree with CPython
+    for url, widget_id, instance in [w for w in WIDGETS if "/" + w[0] == next_path]:
+        w = widgets.get(widget_id)
+        wait_html(page, f"#{instance} .widget-result", w.render(w.run(base_inputs(page, instance))), f"#{instance} after navigation")
+    # back and forward restore page, title and scroll position
+    page.go_back()
+    wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", "/" + SG_PAGE, timeout=SETTLE_MS)
+    assert page.title() == first_title
+    wait_until(page, "() => Math.abs(window.scrollY - 600) < 2")
+    page.go_forward()
+    wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", next_path, timeout=SETTLE_MS)
+    assert page.evaluate("window.visitMarker") == "same document"
+
+
+def test_home_page_link_into_a_system_starts_the_engine_once(guarded_page, site_url):
+    page = guarded_page
+    page.goto(site_url)
+    assert page.evaluate("document.documentElement.dataset.hasWidgets") == "0"
+    page.evaluate("window.visitMarker = 1")
+    page.click(f"a[href='{SG_PAGE}']")
+    wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", "/" + SG_PAGE, timeout=BOOT_MS)
+    assert page.evaluate("window.visitMarker") == 1

@@ -36,7 +36,11 @@ class Engine {
 
   receive(data) {
     if (data.type === "status") return this.setState("loading", data.detail);
-    if (data.type === "ready") return this.setState("live", `Live: the engine answered after ${data.ms} ms.`);
+    if (data.type === "ready") {
+      document.documentElement.dataset.boot = data.boot; // "snapshot", or "plain" when the snapshot failed
+      const fallback = data.fallback ? `, started without the snapshot (${data.fallback})` : "";
+      return this.setState("live", `Live: the engine answered after ${data.ms} ms${fallback}.`);
+    }
     if (data.type === "failed") return this.setState("failed", data.message);
     const waiting = this.pending.get(data.id);
     if (!waiting) return;
@@ -182,10 +186,10 @@ function queryFor(instance, link, seed) {
 // ---- one widget --------------------------------------------------------
 
 class LiveWidget {
-  constructor(section, engine, page) {
+  constructor(section, engine, site) {
     this.section = section;
     this.engine = engine;
-    this.page = page;
+    this.site = site;
     this.instance = section.dataset.instance;
     this.widget = section.dataset.widget;
     this.base = JSON.parse(section.querySelector(".widget-base").textContent);
@@ -288,8 +292,9 @@ class LiveWidget {
     const { html, link } = answer.result;
     this.result.innerHTML = html;
     this.result.dataset.state = "live";
+    this.section.dispatchEvent(new CustomEvent("widget-result", { bubbles: true, detail: { instance: this.instance } }));
     this.link = link;
-    this.page.updateUrl();
+    this.site.updateUrl();
     this.updateShare();
     if (rejected.length) {
       this.messages.hidden = false;
@@ -342,7 +347,7 @@ class LiveWidget {
     }
     this.seedInput.removeAttribute("aria-invalid");
     this.rollResult.innerHTML = answer.result.html;
-    this.page.updateUrl();
+    this.site.updateUrl();
     this.updateShare();
   }
 
@@ -388,30 +393,55 @@ class LiveWidget {
   }
 }
 
-// ---- the page ------------------------------------------------------------
+// ---- the site: one engine per visit, in-site links without reloads -------
 
-class Page {
-  constructor(sections) {
+class Site {
+  constructor() {
+    this.engine = null;
+    this.widgets = [];
+    this.mountId = 0;
+    this.pages = new Map(); // url -> Promise<html text>, so back and forward are instant
+    this.path = location.pathname + location.search;
+  }
+
+  ensureEngine() {
+    if (this.engine) return;
     this.engine = new Engine(new URL("./engine-worker.js", import.meta.url));
+    this.engine.onState((state, detail) => this.engineState(state, detail));
+  }
+
+  // Bind the widgets of the document as it is now.
+  mount() {
+    const mountId = ++this.mountId;
+    const sections = [...document.querySelectorAll("section.widget[data-widget]")];
+    delete document.documentElement.dataset.widgetsLive;
+    this.widgets = [];
+    this.started = false;
+    if (!sections.length) return;
+    this.ensureEngine();
     this.widgets = sections.map((s) => new LiveWidget(s, this.engine, this));
-    this.ready = false;
     for (const w of this.widgets) {
       for (const list of w.form.querySelectorAll("fieldset.list")) updateListButtons(list);
     }
-    const links = linkParams();
+    this.links = linkParams();
     const known = new Set(this.widgets.map((w) => w.instance));
-    const unknown = Object.keys(links).filter((k) => !known.has(k));
-    if (unknown.length) this.reportUnknown(unknown, links);
-    this.engine.onState((state, detail) => {
-      for (const w of this.widgets) w.setStatus(state, state === "failed"
-        ? `The live engine could not start (${detail}). The results shown were pre-rendered at build time.`
-        : state === "loading" ? `${detail}… The result shown was pre-rendered by the same engine.` : detail);
-      if (state === "live" && !this.ready) {
-        this.ready = true;
-        Promise.all(this.widgets.map((w) => w.start(links[w.instance])))
-          .then(() => { document.documentElement.dataset.engine = "live"; });
-      }
-      if (state === "failed") document.documentElement.dataset.engine = "failed";
+    const unknown = Object.keys(this.links).filter((k) => !known.has(k));
+    if (unknown.length) this.reportUnknown(unknown, this.links);
+    this.engineState(this.engine.state, this.engine.stage, mountId);
+  }
+
+  engineState(state, detail, mountId = this.mountId) {
+    for (const w of this.widgets) w.setStatus(state, state === "failed"
+      ? `The live engine could not start (${detail}). The results shown were pre-rendered at build time.`
+      : state === "loading" ? `${detail}… The result shown was pre-rendered by the same engine.` : detail);
+    if (state === "failed") document.documentElement.dataset.engine = "failed";
+    if (state !== "live" || this.started || !this.widgets.length) return;
+    this.started = true;
+    document.documentElement.dataset.engine = "live";
+    const path = location.pathname;
+    Promise.all(this.widgets.map((w) => w.start(this.links[w.instance]))).then(() => {
+      // Every widget of this page shows a live result (benchmarks and tests wait on this).
+      if (mountId === this.mountId) document.documentElement.dataset.widgetsLive = path;
     });
   }
 
@@ -430,10 +460,105 @@ class Page {
     const query = params.toString();
     const url = `${location.pathname}${query ? "?" + query : ""}${location.hash}`;
     if (url !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(history.state, "", url);
+    this.path = location.pathname + location.search;
+  }
+
+  // -- navigation --
+
+  listen() {
+    document.addEventListener("click", (event) => this.click(event));
+    window.addEventListener("popstate", (event) => this.popstate(event));
+    for (const type of ["pointerover", "focusin"]) {
+      document.addEventListener(type, (event) => {
+        const url = this.inSite(event.target.closest?.("a[href]"));
+        if (url) this.fetchPage(url);
+      }, { passive: true });
+    }
+    history.scrollRestoration = "manual";
+    history.replaceState({ ...(history.state || {}), site: true }, "");
+    window.addEventListener("pagehide", () => this.saveScroll());
+  }
+
+  inSite(anchor) {
+    if (!anchor || anchor.target || anchor.hasAttribute("download") || anchor.dataset.example !== undefined) return null;
+    const url = new URL(anchor.href, location.href);
+    if (url.origin !== location.origin || !/(\.html|\/)$/.test(url.pathname)) return null;
+    if (url.pathname === location.pathname && url.search === location.search) return null; // same page: let the browser scroll
+    return url;
+  }
+
+  click(event) {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const url = this.inSite(event.target.closest("a[href]"));
+    if (!url) return;
+    event.preventDefault();
+    this.navigate(url, true);
+  }
+
+  popstate(event) {
+    const here = location.pathname + location.search;
+    if (here === this.path) return; // only the hash changed
+    this.navigate(new URL(location.href), false, event.state?.scrollY ?? 0);
+  }
+
+  fetchPage(url) {
+    const key = url.pathname + url.search;
+    if (!this.pages.has(key)) {
+      const request = fetch(url.pathname + url.search, { credentials: "same-origin" }).then((r) => {
+        if (!r.ok) throw new Error(`HTTP ${r.status}`);
+        return r.text();
+      });
+      request.catch(() => this.pages.delete(key));
+      this.pages.set(key, request);
+    }
+    return this.pages.get(key);
+  }
+
+  saveScroll() {
+    history.replaceState({ ...(history.state || {}), site: true, scrollY: window.scrollY }, "");
+  }
+
+  async navigate(url, push, scrollY = 0) {
+    let html;
+    try {
+      html = await this.fetchPage(url);
+    } catch {
+      location.assign(url.href); // let the browser show whatever the server says
+      return;
+    }
+    const next = new DOMParser().parseFromString(html, "text/html");
+    const parts = ["header.site-header", "div.layout", "footer.site-footer"];
+    if (!parts.every((sel) => next.querySelector(sel) && document.querySelector(sel))) {
+      location.assign(url.href);
+      return;
+    }
+    if (push) {
+      this.saveScroll();
+      history.pushState({ site: true, scrollY: 0 }, "", url.href);
+    }
+    this.path = location.pathname + location.search;
+    for (const sel of parts) document.querySelector(sel).replaceWith(document.adoptNode(next.querySelector(sel)));
+    document.title = next.title;
+    const description = next.querySelector('meta[name="description"]');
+    document.querySelector('meta[name="description"]')?.remove();
+    if (description) document.head.appendChild(document.adoptNode(description));
+    document.documentElement.dataset.hasWidgets = next.documentElement.dataset.hasWidgets ?? "";
+    this.mount();
+    const target = url.hash ? document.getElementById(decodeURIComponent(url.hash.slice(1))) : null;
+    if (target) target.scrollIntoView();
+    else window.scrollTo(0, push ? 0 : scrollY);
+    // Move focus to the new content so keyboard and screen reader users start there.
+    const main = document.getElementById("main");
+    main?.focus({ preventScroll: true });
   }
 }
 
-const sections = [...document.querySelectorAll("section.widget[data-widget]")];
-if (sections.length) {
-  window.rulesExplorer = new Page(sections);
+const site = new Site();
+window.rulesExplorer = site;
+if (document.documentElement.dataset.hasWidgets === "1") site.ensureEngine(); // start Python while the page still loads
+if (document.readyState === "loading") {
+  document.addEventListener("DOMContentLoaded", () => { site.mount(); site.listen(); });
+} else {
+  site.mount();
+  site.listen();
 }
