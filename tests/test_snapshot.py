@@ -1,0 +1,136 @@
+"""The engine worker boots from the Pyodide memory snapshot made at build time.
+
+The build makes ``pyodide/snapshot.bin.gz`` in Node (tools/make_snapshot.mjs)
+from the same Pyodide files the site ships, with the engine imported. A page
+boots from it and answers exactly as CPython renders; when the snapshot is
+missing, corrupt or from another Pyodide build, the worker says so and boots
+plainly, and the page still goes live.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import struct
+
+import pytest
+from conftest import PageGuard
+from test_browser import SG, SG_PAGE, WIDGETS, base_inputs, wait_html
+
+import build
+from engine import widgets
+
+pytestmark = pytest.mark.browser
+
+BOOT_MS = 60_000
+SNAPSHOT_MAGIC = 0x706E7300  # "\0snp", little-endian, as Pyodide writes it
+LIVE = "() => document.documentElement.dataset.engine === 'live'"
+
+
+def wait_live(page) -> None:
+    page.wait_for_function(LIVE, timeout=BOOT_MS)
+
+
+def one_page_per_system() -> list[str]:
+    pages: dict[str, str] = {}
+    for url, widget_id, _ in WIDGETS:
+        pages.setdefault(widget_id.split(".")[0], url)
+    return sorted(pages.values())
+
+
+def assert_widgets_match_cpython(page, url: str) -> None:
+    """Each widget of the page shows what CPython renders for its inputs."""
+    for _, widget_id, instance in [w for w in WIDGETS if w[0] == url]:
+        w = widgets.get(widget_id)
+        values = w.validate(base_inputs(page, instance))
+        wait_html(page, f"#{instance} .widget-result", w.render(w.run(values)), f"#{instance} ({widget_id})")
+
+
+# The build --------------------------------------------------------------------
+
+def test_snapshot_is_built_gzipped_and_matches_the_shipped_runtime(built_site):
+    packed = (built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()
+    assert packed[:2] == b"\x1f\x8b", "the snapshot is not gzip"
+    snapshot = gzip.decompress(packed)
+    magic, offset, json_length = struct.unpack_from("<3I", snapshot)
+    assert magic == SNAPSHOT_MAGIC
+    assert (len(snapshot) - offset) % 65536 == 0, "the heap is not whole WebAssembly pages"
+    # the snapshot holds no JavaScript object that the browser could not find again
+    assert snapshot[48:48 + json_length] == b'{"hiwireKeys":[null,null],"immortalKeys":[]}'
+    # made by the very Pyodide build the site ships (restoring checks this id)
+    build_id = "".join(f"{n:08x}" for n in struct.unpack_from("<8I", snapshot, 16))
+    loader = (built_site / "pyodide" / "pyodide.mjs").read_text()
+    assert re.search(r'BUILD_ID:"([0-9a-f]{64})"', loader).group(1) == build_id
+    assert len(packed) < len(snapshot) / 3
+    assert str(build.ROOT).encode() not in snapshot, "the snapshot holds a path of the build machine"
+
+
+# Booting from it ----------------------------------------------------------------
+
+@pytest.mark.parametrize("url", one_page_per_system())
+def test_page_boots_from_the_snapshot_and_agrees_with_cpython(guarded_page, site_url, url):
+    page = guarded_page
+    page.goto(site_url + url)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
+    status = page.text_content(".engine-status")
+    assert status.startswith("Live: the engine answered after") and "snapshot" not in status, status
+    assert_widgets_match_cpython(page, url)
+
+
+def test_snapshot_boot_changes_and_rolls_like_cpython(guarded_page, site_url):
+    page = guarded_page
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
+    w = widgets.get("small_general.combat")
+    base = base_inputs(page, SG)
+    chosen = next(t for t in ("clear", "forest", "town") if t != base["terrain"])
+    page.select_option(f"#{SG}--terrain", chosen)
+    values, rejected = w.from_link({"terrain": chosen}, base)
+    assert rejected == []
+    wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "changed terrain")
+    page.fill(f"#{SG}--seed", "31337")
+    page.click(f"#{SG} [data-action=replay]")
+    wait_html(page, f"#{SG} .roll-result", w.render_sample(w.roll(values, 31337)), "seeded roll")
+
+
+# Falling back to the plain boot -------------------------------------------------
+
+def _fake_snapshot(build_id: bytes) -> bytes:
+    """A well-formed snapshot header for another Pyodide build: restoring must refuse it."""
+    header = struct.pack("<4I", SNAPSHOT_MAGIC, 64, 2, 0) + build_id + b"{}"
+    return gzip.compress(header.ljust(65536 + 64, b"\0"))
+
+
+FAILURES = {
+    "aborted": (lambda route: route.abort(), "the snapshot did not download"),
+    "missing": (lambda route: route.fulfill(status=404, body=b"not found"), "HTTP 404"),
+    "garbage": (lambda route: route.fulfill(body=b"garbage"), "not a Pyodide memory snapshot"),
+    "corrupt gzip": (lambda route: route.fulfill(body=b"\x1f\x8b\x08\x00" + b"\x00" * 200), "the snapshot is corrupt"),
+    "other build": (lambda route: route.fulfill(body=_fake_snapshot(b"\x42" * 32)), "Snapshot build id mismatch"),
+}
+
+
+@pytest.mark.parametrize("failure", list(FAILURES))
+def test_failed_snapshot_falls_back_to_the_plain_boot_visibly(page, site_url, failure):
+    spoil, reason = FAILURES[failure]
+    guard = PageGuard(page, site_url.rstrip("/"))
+    page.set_default_timeout(BOOT_MS)
+    page.route("**/pyodide/snapshot.bin.gz", spoil)
+    page.goto(site_url + SG_PAGE)
+    # while the plain boot runs, the status line says why
+    page.wait_for_function(
+        "r => { const t = document.querySelector('.engine-status')?.textContent || '';"
+        "       return t.includes('Starting without the snapshot (') && t.includes(r); }",
+        arg=reason, timeout=BOOT_MS)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == "plain"
+    status = page.text_content(f"#{SG} .engine-status")
+    assert status.startswith("Live: the engine answered after") and "started without the snapshot (" in status and reason in status
+    assert_widgets_match_cpython(page, SG_PAGE)
+    # the only console errors are the ones this test causes: the spoilt request
+    caused = [e for e in guard.errors if failure in ("aborted", "missing") and "Failed to load resource" in e]
+    assert [e for e in guard.errors if e not in caused] == []
+    assert page.evaluate("window.cspViolations || []") == []
+    assert guard.foreign == []
