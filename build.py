@@ -180,17 +180,20 @@ class WidgetBlock:
     line: int
 
 
-BLOCK_START = re.compile(r"^::: *(widget|exhibit) +(\S+)(?: +#([a-z][a-z0-9-]*))? *$")
+BLOCK_START = re.compile(r"^::: *(widget|exhibit) +(\S+)(?: +#([a-z][a-z0-9-]*))?(?: +(\S.*?))? *$")
 EXAMPLE_START = re.compile(r"^::: *example +(.+?) *$")
 PAIR = re.compile(r"^([A-Za-z0-9_.]+) *: *(.*)$")
 
 
-def parse_block(lines: list[str], where: str) -> tuple[str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]:
-    """Parse the lines of one block (without the closing ``:::``)."""
+def parse_block(lines: list[str], where: str) -> tuple[str, str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]:
+    """Parse the lines of one block (without the closing ``:::``).
+
+    The first line is ``::: widget ID #instance Optional title`` or ``::: exhibit ID``.
+    """
     m = BLOCK_START.match(lines[0])
     if not m:
         raise BuildError(f"{where}: cannot read block start {lines[0]!r}")
-    kind, ident, instance = m.group(1), m.group(2), m.group(3) or ""
+    kind, ident, instance, title = m.group(1), m.group(2), m.group(3) or "", m.group(4) or ""
     pairs: dict[str, str] = {}
     examples: list[tuple[str, dict[str, str]]] = []
     current = pairs
@@ -204,7 +207,30 @@ def parse_block(lines: list[str], where: str) -> tuple[str, str, str, dict[str, 
             current[pm.group(1)] = pm.group(2).strip()
         else:
             raise BuildError(f"{where}: cannot read line {line!r} in a {kind} block; write 'path: value'")
-    return kind, ident, instance, pairs, examples
+    return kind, ident, instance, title, pairs, examples
+
+
+def page_blocks(text: str, where: str = "page") -> list[tuple[str, str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]]:
+    """Every widget and exhibit block of a page's Markdown, parsed as the build reads it.
+
+    Each is ``(kind, id, instance, title, pairs, examples)``; tests use this to
+    walk a page's widgets without rendering it.
+    """
+    found = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        if not BLOCK_START.match(lines[i]):
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and lines[end].strip() != ":::":
+            end += 1
+        if end == len(lines):
+            raise BuildError(f"{where}: block {lines[i]!r} has no closing ':::'")
+        found.append(parse_block(lines[i:end], where))
+        i = end + 1
+    return found
 
 
 class WidgetBlockProcessor(BlockProcessor):
@@ -254,13 +280,13 @@ class WidgetRenderer:
 
     def render_block(self, lines: list[str]) -> str:
         where = str(self.page.source)
-        kind, ident, instance, pairs, examples = parse_block(lines, where)
+        kind, ident, instance, title, pairs, examples = parse_block(lines, where)
         if kind == "exhibit":
             try:
                 return exhibits.get_exhibit(ident)()
             except LookupError as exc:
                 raise BuildError(f"{where}: {exc}") from None
-        return self.render_widget(ident, instance, pairs, examples)
+        return self.render_widget(ident, instance, title, pairs, examples)
 
     def _state(self, w: widgets.Widget, pairs: Mapping[str, str], base: Mapping[str, Any] | None,
                what: str) -> dict[str, Any]:
@@ -269,7 +295,7 @@ class WidgetRenderer:
             raise BuildError(f"{self.page.source}: {what}: " + "; ".join(str(e) for e in rejected))
         return values
 
-    def render_widget(self, widget_id: str, instance: str, pairs: dict[str, str],
+    def render_widget(self, widget_id: str, instance: str, title: str, pairs: dict[str, str],
                       examples: list[tuple[str, dict[str, str]]]) -> str:
         where = str(self.page.source)
         try:
@@ -280,6 +306,10 @@ class WidgetRenderer:
             raise BuildError(f"{where}: widget {widget_id} needs an instance id ('::: widget {widget_id} #name')")
         if any(x["instance"] == instance for x in self.page.widgets):
             raise BuildError(f"{where}: widget instance #{instance} is used twice on the page")
+        title = title or w.title
+        if any(x["title"] == title for x in self.page.widgets):
+            raise BuildError(f"{where}: two widgets on the page are titled {title!r}; "
+                             f"give #{instance} its own title ('::: widget {widget_id} #{instance} Title')")
         if any(f.name == "seed" for f in w.inputs.fields):
             raise BuildError(f"{widget_id}: 'seed' is reserved for the sample roll in links")
         base = self._state(w, pairs, None, f"#{instance}")
@@ -288,17 +318,17 @@ class WidgetRenderer:
         if w.sample is not None and w.render_sample is not None:
             sample_html = w.render_sample(w.roll(base, DEFAULT_SEED))
         rendered_examples = []
-        for title, ex_pairs in examples:
-            values = self._state(w, ex_pairs, base, f"#{instance} example {title!r}")
+        for ex_title, ex_pairs in examples:
+            values = self._state(w, ex_pairs, base, f"#{instance} example {ex_title!r}")
             link = w.link_state(values, base)
             query = "&".join(f"{instance}.{k}={_quote(v)}" for k, v in link.items())
-            rendered_examples.append({"title": title, "query": query,
+            rendered_examples.append({"title": ex_title, "query": query,
                                       "html": w.render(w.run(values))})
-        info = {"instance": instance, "widget": widget_id}
+        info = {"instance": instance, "widget": widget_id, "title": title}
         self.page.widgets.append(info)
         template = self.env.get_template("partials/widget.html")
         return template.render(
-            w=w, instance=instance, values=base, result_html=w.render(result),
+            w=w, title=title, instance=instance, values=base, result_html=w.render(result),
             sample_html=sample_html, seed=DEFAULT_SEED, examples=rendered_examples,
             base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
             assumed=w.inputs.assumed_fields(),

@@ -123,3 +123,23 @@ def wait_until(page, script: str, arg=None, timeout: float = 15_000, interval: f
         if time.monotonic() > deadline:
             raise TimeoutError(f"timed out after {timeout:.0f} ms waiting for {script}")
         page.wait_for_timeout(interval)
+
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_violations(page, context: str = "document") -> list[str]:
+    """Run axe-core (WCAG 2.x A and AA rules) in the page; one line per violation.
+
+    axe is evaluated through the DevTools protocol, so the page's
+    Content-Security-Policy (which forbids inline scripts) stays as it is.
+    """
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE.read_text(encoding="utf-8") + "\n;0")
+    result = page.evaluate("""async (context) => {
+        const r = await axe.run(context === 'document' ? document : document.querySelector(context),
+                                {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}});
+        return r.violations.map(v => `${v.id} (${v.impact}): ${v.help} — ` +
+                                     v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '));
+    }""", context)
+    return result

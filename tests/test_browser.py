@@ -21,7 +21,7 @@ import build
 from engine import schema, widgets
 from engine.schema import InputError
 
-from conftest import wait_until
+from conftest import axe_violations, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -33,8 +33,9 @@ def site_widgets() -> list[tuple[str, str, str]]:
     """(page url, widget id, instance) for every widget block of the real site."""
     found = []
     for page in build.collect_pages(build.Config()):
-        for m in re.finditer(r"^::: *widget +(\S+) +#([a-z][a-z0-9-]*)", page.text, re.M):
-            found.append((page.url, m.group(1), m.group(2)))
+        for kind, ident, instance, *_ in build.page_blocks(page.text, str(page.source)):
+            if kind == "widget":
+                found.append((page.url, ident, instance))
     return found
 
 
@@ -58,9 +59,11 @@ def wait_html(page, selector: str, html: str, what: str) -> None:
         wait_until(page, "([s, h]) => { const e = document.querySelector(s); return e && e.innerHTML === h; }",
                    [selector, expected], timeout=SETTLE_MS)
     except TimeoutError:
-        actual = page.evaluate("s => document.querySelector(s)?.innerHTML", selector)
-        raise AssertionError(f"{what}: the page does not show the CPython result.\nexpected: {expected[:1500]}\n"
-                             f"actual:   {(actual or '')[:1500]}") from None
+        actual = page.evaluate("s => document.querySelector(s)?.innerHTML", selector) or ""
+        at = next((i for i, (a, b) in enumerate(zip(expected, actual)) if a != b), min(len(expected), len(actual)))
+        raise AssertionError(f"{what}: the page does not show the CPython result; first difference at {at}:\n"
+                             f"expected: …{expected[max(0, at - 300):at + 300]}\n"
+                             f"actual:   …{actual[max(0, at - 300):at + 300]}") from None
 
 
 def base_inputs(page, instance: str) -> dict[str, Any]:
@@ -139,6 +142,10 @@ def test_widgets_live_and_equal_to_cpython(guarded_page, site_url, prerendered, 
     page = guarded_page
     page.goto(site_url + url)
     wait_live(page)
+    # 0. accessible as a live page, in light and dark colours alike
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        assert axe_violations(page) == [], f"{url} ({scheme})"
     for _, widget_id, instance in [w for w in WIDGETS if w[0] == url]:
         w = widgets.get(widget_id)
         result_sel = f"#{instance} .widget-result"
@@ -177,6 +184,11 @@ def test_widgets_live_and_equal_to_cpython(guarded_page, site_url, prerendered, 
                     wait_html(page, result_sel, html, f"#{instance} after adding to {path}")
                     inputs = trial
                     current = _get(w.validate(inputs), path)
+                else:  # the default row makes the list invalid: the message shows, then the row goes
+                    wait_until(page, "([s, m]) => document.querySelector(s).textContent.includes(m)",
+                               [f"#{instance} .widget-messages", error.split(": ", 1)[-1]])
+                    page.click(f"#{instance}--{path.replace('.', '-')} > ol > li:last-child .remove-item")
+                    wait_html(page, result_sel, expected_run(w, inputs)[0], f"#{instance} after removing the bad row")
             if len(current) > f.min_items:
                 page.click(f"#{instance}--{path.replace('.', '-')} > ol > li:first-child .remove-item")
                 trial = json.loads(json.dumps(schema.jsonable(w.validate(inputs))))
@@ -206,6 +218,38 @@ def _get(values: dict[str, Any], path: str) -> Any:
     for part in path.split("."):
         values = values[part]
     return values
+
+
+@pytest.mark.parametrize("url", [p.url for p in build.collect_pages(build.Config()) if p.url not in PAGES])
+def test_pages_without_widgets_are_accessible(guarded_page, site_url, url):
+    page = guarded_page
+    page.goto(site_url + url)
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        assert axe_violations(page) == [], f"{url} ({scheme})"
+
+
+def test_axe_check_finds_a_planted_violation(guarded_page, site_url):
+    page = guarded_page
+    page.goto(site_url)
+    page.evaluate("() => { const i = document.createElement('img'); i.src = 'static/favicon.svg'; document.querySelector('main').append(i); }")
+    assert any(v.startswith("image-alt") for v in axe_violations(page))
+
+
+def test_prerendered_pages_are_accessible(browser, site_url):
+    """The pages as a reader without JavaScript gets them (widgets pre-rendered, not live).
+
+    axe needs timers, so it cannot run with JavaScript off; blocking the site's
+    own script gives the same DOM.
+    """
+    context = browser.new_context()
+    context.route("**/static/widgets.js", lambda route: route.abort())
+    page = context.new_page()
+    for url in PAGES:
+        page.goto(site_url + url)
+        assert page.get_attribute(f"section.widget .engine-status", "data-state") == "static"
+        assert axe_violations(page) == [], url
+    context.close()
 
 
 # Small General: links, bad links, bad input, copy link --------------------

@@ -83,6 +83,12 @@ def test_examples_are_links_with_prerendered_results(fixture_site, demo):
     assert demo.render(demo.run({"count": 2, "sides": "10"})) in section
 
 
+def test_widget_block_title(fixture_site):
+    out, _ = fixture_site
+    assert '<h3 id="again-title">Dice totals</h3>' in read(out, "demo/more.html")
+    assert '<h3 id="dice-title">Three dice</h3>' in read(out, "demo/dice.html")
+
+
 def test_toc_pager_and_assumed_admonition(fixture_site):
     out, _ = fixture_site
     html = read(out, "demo/dice.html")
@@ -107,6 +113,7 @@ def write_page(tmp_path: Path, body: str) -> build.Config:
     ("::: widget demo.dice #a\nwho: 1\n:::\n", "#a: who: is not an input"),
     ("::: widget demo.dice\n:::\n", "needs an instance id"),
     ("::: widget demo.dice #a\n:::\n\n::: widget demo.dice #a\n:::\n", "#a is used twice"),
+    ("::: widget demo.dice #a\n:::\n\n::: widget demo.dice #b\n:::\n", "give #b its own title"),
     ("::: widget demo.dice #a\ncount 3\n:::\n", "write 'path: value'"),
     ("::: widget demo.dice #a\ncount: 3\n", "has no closing"),
     ("::: exhibit demo.nothing\n:::\n", "no exhibit named"),

@@ -16,48 +16,21 @@ from typing import Any
 
 import pytest
 
+import build
+
 from engine import widgets
 from engine.europa.exhibits import EXHIBITS
 
 PAGES = sorted((Path(__file__).resolve().parents[1] / "site" / "content" / "europa").glob("*.md"))
 SYSTEM = "Europa armour and anti-tank effects"
 
-BLOCK_START = re.compile(r"^::: *(widget|exhibit) +(\S+)(?: +#([a-z][a-z0-9-]*))? *$")
-EXAMPLE_START = re.compile(r"^::: *example +(.+?) *$")
-PAIR = re.compile(r"^([A-Za-z0-9_.]+) *: *(.*)$")
-
 Block = tuple[str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]
 
 
-def blocks(path: Path) -> list[Block]:
-    """Every block on a page: (kind, id, instance, base pairs, examples)."""
-    found: list[Block] = []
-    lines = path.read_text(encoding="utf-8").split("\n")
-    i = 0
-    while i < len(lines):
-        m = BLOCK_START.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        assert not lines[i - 1].strip(), f"{path.name}:{i + 1}: a block needs a blank line before it"
-        pairs: dict[str, str] = {}
-        examples: list[tuple[str, dict[str, str]]] = []
-        current = pairs
-        i += 1
-        while lines[i].strip() != ":::":
-            line = lines[i]
-            if em := EXAMPLE_START.match(line):
-                current = {}
-                examples.append((em.group(1), current))
-            elif pm := PAIR.match(line.strip()):
-                current[pm.group(1)] = pm.group(2).strip()
-            else:
-                raise AssertionError(f"{path.name}:{i + 1}: cannot read {line!r}")
-            i += 1
-        assert i + 1 == len(lines) or not lines[i + 1].strip(), f"{path.name}:{i + 1}: ':::' must end its block"
-        found.append((m.group(1), m.group(2), m.group(3) or "", pairs, examples))
-        i += 1
-    return found
+def blocks(path: Path) -> list[tuple[str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]]:
+    """Every block on a page: (kind, id, instance, base pairs, examples), read by the build's own parser."""
+    return [(kind, ident, instance, pairs, examples)
+            for kind, ident, instance, _title, pairs, examples in build.page_blocks(path.read_text(encoding="utf-8"), path.name)]
 
 
 def meta(path: Path) -> dict[str, str]:

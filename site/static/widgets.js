@@ -68,6 +68,13 @@ class Engine {
       this.worker.postMessage({ id, ...request });
     });
   }
+
+  // Resolves once every request sent so far has been answered (benchmarks use it).
+  async idle() {
+    while (this.pending.size) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  }
 }
 
 // ---- reading and filling forms -----------------------------------------
@@ -441,7 +448,10 @@ class Site {
     const path = location.pathname;
     Promise.all(this.widgets.map((w) => w.start(this.links[w.instance]))).then(() => {
       // Every widget of this page shows a live result (benchmarks and tests wait on this).
-      if (mountId === this.mountId) document.documentElement.dataset.widgetsLive = path;
+      if (mountId !== this.mountId) return;
+      performance.mark("widgets-live", { detail: path });
+      document.documentElement.dataset.widgetsLiveMs = String(Math.round(performance.now()));
+      document.documentElement.dataset.widgetsLive = path;
     });
   }
 
@@ -466,6 +476,8 @@ class Site {
   // -- navigation --
 
   listen() {
+    // Head links are relative to the first page; pin them before the URL changes under them.
+    for (const link of document.head.querySelectorAll("link[href]")) link.setAttribute("href", link.href);
     document.addEventListener("click", (event) => this.click(event));
     window.addEventListener("popstate", (event) => this.popstate(event));
     for (const type of ["pointerover", "focusin"]) {
