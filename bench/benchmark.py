@@ -1,0 +1,808 @@
+#!/usr/bin/env python3
+"""Benchmark the built site in headless Chromium against a plain Pyodide boot.
+
+    .venv/bin/python bench/benchmark.py [--runs N] [--out bench/results.json]
+
+One run of this script:
+
+1. builds the whole site into a temporary folder (timed: "build time");
+2. adds a control page to that output only: ``bench-control.html`` starts a
+   module worker (as the site does) that does nothing but a plain
+   ``loadPyodide({indexURL: "./pyodide/"})`` from the site's own runtime
+   files, then the page records ``performance.now()``;
+3. serves the output on 127.0.0.1 (``build.SiteHandler``, a free port), counting
+   the bytes the server writes for every response;
+4. drives Debian's Chromium with Playwright, headless, and for each game
+   system's main widget page measures, N times, cold (a fresh browser
+   profile) and warm (a second load in the same profile): first contentful
+   paint, widget live, the next page live after following ``a[rel=next]``,
+   recompute latency on input changes and bytes transferred, each load
+   interleaved with a control-page load under the same condition;
+5. prints a table (medians and ratios to the control's median) with the
+   targets, and writes every raw sample to JSON.
+
+This is a benchmark, not a test: it fails only when something cannot be
+measured (the engine never goes live, a page is missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from copy import deepcopy
+from dataclasses import dataclass, field
+from functools import partial
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import build  # noqa: E402
+from engine import schema, widgets  # noqa: E402
+from engine.schema import InputError  # noqa: E402
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+TIMEOUT_MS = 90_000
+"""Longest wait for one boot or navigation (a loaded machine boots slowly)."""
+RECOMPUTE_CHANGES = 200
+"""Input changes per system and condition, spread over the runs."""
+
+MAIN_WIDGETS = {"small_general": "small_general.combat", "ocs": "ocs.combat", "europa": "europa.aec"}
+"""Each table system's main widget; its first page is the one measured."""
+
+TARGETS = {
+    "live_ratio": 0.35,  # widget live <= 0.35x the plain Pyodide boot (cold and warm)
+    "nav_ms": 100.0,     # after an in-site link, the next page's widgets live in < 100 ms
+    "recompute_p95_ms": 20.0,  # recompute p95 < 20 ms per table system
+}
+
+CONTROL_HTML = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Benchmark control: a plain Pyodide boot</title>
+<link rel="icon" href="data:,">
+<script type="module" src="bench-control.js"></script>
+</head>
+<body>
+<h1>Benchmark control</h1>
+<p>A module worker boots Pyodide from this site's own runtime files with a plain
+<code>loadPyodide({indexURL: "./pyodide/"})</code> and nothing else.</p>
+</body>
+</html>
+"""
+
+CONTROL_PAGE_JS = """// Benchmark control, page side: start the worker, note when Pyodide is up.
+const worker = new Worker(new URL("./bench-control-worker.js", import.meta.url), { type: "module" });
+worker.onmessage = (event) => {
+  const at = performance.now();
+  const root = document.documentElement;
+  if (event.data.type === "ready") {
+    root.dataset.controlMs = String(at);
+    root.dataset.controlWorkerMs = String(event.data.ms);
+    root.dataset.controlReady = "1";
+  } else {
+    root.dataset.controlFailed = event.data.message;
+  }
+};
+worker.onerror = (event) => {
+  document.documentElement.dataset.controlFailed = event.message || "the control worker could not start";
+};
+"""
+
+CONTROL_WORKER_JS = """// Benchmark control, worker side: a plain Pyodide boot, nothing more.
+import { loadPyodide } from "./pyodide/pyodide.mjs";
+
+const started = performance.now();
+try {
+  await loadPyodide({ indexURL: "./pyodide/" });
+  self.postMessage({ type: "ready", ms: performance.now() - started });
+} catch (err) {
+  self.postMessage({ type: "failed", message: String(err && err.message ? err.message : err) });
+}
+"""
+
+INIT_SCRIPT = """
+// Benchmark probe: when <html data-widgets-live> takes a value, note the time
+// (performance.now() for this document, and an epoch time that survives a reload).
+(() => {
+  const probe = window.__bench = { live: [] };
+  const note = () => {
+    const value = document.documentElement && document.documentElement.dataset.widgetsLive;
+    const last = probe.live[probe.live.length - 1];
+    if (value && (!last || last.path !== value || last.gone)) {
+      const now = performance.now();
+      probe.live.push({ path: value, perf: now, epoch: performance.timeOrigin + now });
+    } else if (!value && last) {
+      last.gone = true;
+    }
+  };
+  new MutationObserver(note).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-widgets-live"] });
+})();
+"""
+
+FORCE_RELOAD_SCRIPT = """
+// --reload-nav: stop in-site navigation from seeing link clicks, so they load the page anew.
+window.addEventListener("click", (e) => { if (e.target.closest && e.target.closest("a[href]")) e.stopPropagation(); }, true);
+"""
+
+RECOMPUTE_JS = """
+async ({ instance, selector, values, count, timeoutMs }) => {
+  const section = document.getElementById(instance);
+  const control = document.querySelector(selector);
+  if (!section || !control) throw new Error(`no ${selector} in #${instance}`);
+  // Wait until the engine has answered everything (the sample roll that follows
+  // each result), so one change is not queued behind the previous one's roll.
+  const idle = async () => {
+    const engine = window.rulesExplorer && window.rulesExplorer.engine;
+    if (!engine || typeof engine.idle !== "function") { await new Promise((r) => setTimeout(r, 50)); return false; }
+    let timer;
+    const limit = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error("the engine did not go idle")), timeoutMs); });
+    await Promise.race([engine.idle(), limit]).finally(() => clearTimeout(timer));
+    return true;
+  };
+  const samples = [];
+  let idleKnown = true;
+  for (let i = 0; i < count; i++) {
+    idleKnown = (await idle()) && idleKnown;
+    const value = values[(i + 1) % 2];
+    const shown = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no widget-result within ${timeoutMs} ms after ${selector} = ${value}`)), timeoutMs);
+      section.addEventListener("widget-result", () => { clearTimeout(timer); resolve(performance.now()); }, { once: true });
+    });
+    const start = performance.now();
+    control.value = value;
+    control.dispatchEvent(new Event("input", { bubbles: true }));
+    control.dispatchEvent(new Event("change", { bubbles: true }));
+    samples.push((await shown) - start);
+  }
+  await idle();
+  return { samples, idleKnown };
+}
+"""
+
+
+# Statistics -----------------------------------------------------------------
+
+def median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in 0..100)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def ratio(value: float | None, base: float | None) -> float | None:
+    return value / base if value is not None and base else None
+
+
+# The site and its server ------------------------------------------------------
+
+@dataclass
+class Target:
+    """One system's measured page: its main widget and the page its pager leads to."""
+
+    system: str
+    url: str
+    widget: str
+    instance: str
+    next_url: str | None = None
+    change: dict[str, Any] = field(default_factory=dict)
+
+
+def find_targets(out: Path) -> list[Target]:
+    """The first page of each table system that has its main widget."""
+    targets: dict[str, Target] = {}
+    for page in build.collect_pages(build.Config()):
+        for m in re.finditer(r"^::: *widget +(\S+) +#([a-z][a-z0-9-]*)", page.text, re.M):
+            widget_id, instance = m.groups()
+            system = widget_id.split(".")[0]
+            if system not in MAIN_WIDGETS:
+                continue
+            current = targets.get(system)
+            main = widget_id == MAIN_WIDGETS[system]
+            if current is None or (main and current.widget != widget_id):
+                targets[system] = Target(system, page.url, widget_id, instance)
+    missing = sorted(set(MAIN_WIDGETS) - set(targets))
+    if missing:
+        raise SystemExit(f"no page with a widget for {', '.join(missing)}")
+    for t in targets.values():
+        html = (out / t.url).read_text(encoding="utf-8")
+        m = re.search(r'<a rel="next" href="([^"]+)"', html)
+        if m:
+            nxt = urljoin("/" + t.url, m.group(1)).lstrip("/")
+            if "data-widget=" in (out / nxt).read_text(encoding="utf-8"):
+                t.next_url = nxt
+    return [targets[s] for s in MAIN_WIDGETS]
+
+
+def add_control(out: Path) -> None:
+    (out / "bench-control.html").write_text(CONTROL_HTML, encoding="utf-8")
+    (out / "bench-control.js").write_text(CONTROL_PAGE_JS, encoding="utf-8")
+    (out / "bench-control-worker.js").write_text(CONTROL_WORKER_JS, encoding="utf-8")
+
+
+class _CountingWriter:
+    """The handler's socket writer, counting what goes through it."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self.count = 0
+
+    def write(self, data: bytes) -> int:
+        self.count += len(data)
+        return self.raw.write(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+class Server:
+    """build.SiteHandler on 127.0.0.1 in a thread, with a log of (path, status, bytes) per response."""
+
+    def __init__(self, directory: Path) -> None:
+        self.log: list[dict[str, Any]] = []
+        lock = threading.Lock()
+        log = self.log
+
+        class Handler(build.SiteHandler):
+            def setup(self) -> None:
+                super().setup()
+                self.wfile = _CountingWriter(self.wfile)  # type: ignore[assignment]
+
+            def handle_one_request(self) -> None:
+                self.wfile.count = 0  # type: ignore[attr-defined]
+                self._status: int | None = None
+                super().handle_one_request()
+                if self._status is not None:
+                    with lock:
+                        log.append({"path": urlsplit(self.path).path, "status": self._status,
+                                    "bytes": self.wfile.count})  # type: ignore[attr-defined]
+
+            def log_request(self, code: Any = "-", size: Any = "-") -> None:
+                self._status = int(code) if str(code).isdigit() else 0
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=str(directory)))
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def mark(self) -> int:
+        return len(self.log)
+
+    def since(self, mark: int, quiet_s: float = 0.3, limit_s: float = 3.0) -> list[dict[str, Any]]:
+        """Responses logged after ``mark``, once no new one has come for ``quiet_s``."""
+        end = time.monotonic() + limit_s
+        seen = len(self.log)
+        quiet_until = time.monotonic() + quiet_s
+        while time.monotonic() < end:
+            time.sleep(0.05)
+            if len(self.log) != seen:
+                seen = len(self.log)
+                quiet_until = time.monotonic() + quiet_s
+            elif time.monotonic() >= quiet_until:
+                break
+        return list(self.log[mark:])
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+# Picking an input to change ----------------------------------------------------
+
+def scalar_fields(group: schema.Group, values: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, schema.Field, Any]]:
+    """Choice and Integer fields, top level first (lists are skipped)."""
+    nested = []
+    for f in group.fields:
+        path = f"{prefix}.{f.name}" if prefix else f.name
+        if isinstance(f, schema.Group):
+            nested.append((f, values[f.name], path))
+        elif isinstance(f, (schema.Choice, schema.Integer)) and not isinstance(f, schema.Boolean):
+            yield path, f, values[f.name]
+    for f, v, path in nested:
+        yield from scalar_fields(f, v, path)
+
+
+def set_path(values: dict[str, Any], path: str, value: Any) -> None:
+    *head, last = path.split(".")
+    for part in head:
+        values = values[part]
+    values[last] = value
+
+
+def pick_change(page: Any, target: Target) -> dict[str, Any]:
+    """A select or number input of the widget and two valid values to alternate between.
+
+    Prefers a change that alters the result (checked with the CPython engine)."""
+    w = widgets.get(target.widget)
+    base = json.loads(page.eval_on_selector(f"#{target.instance} script.widget-base", "e => e.textContent"))
+    values = w.validate(base)
+    base_html = w.render(w.run(base))
+    fallback = None
+    for path, f, current in scalar_fields(w.inputs, values):
+        selector = f"#{target.instance}--{path.replace('.', '-')}"
+        kind = page.evaluate("s => { const e = document.querySelector(s); return e ? e.tagName.toLowerCase() + ':' + (e.type || '') : null; }", selector)
+        if kind not in ("select:select-one", "input:number"):
+            continue
+        if isinstance(f, schema.Choice):
+            others = [c for c in f.choices if c != current]
+        else:
+            others = [v for v in (current + 1, current - 1)
+                      if (f.minimum is None or v >= f.minimum) and (f.maximum is None or v <= f.maximum)]
+        for other in others:
+            trial = deepcopy(schema.jsonable(values))
+            set_path(trial, path, other)
+            try:
+                html = w.render(w.run(trial))
+            except InputError:
+                continue
+            choice = {"path": path, "selector": selector, "values": [schema.to_text(current), schema.to_text(other)],
+                      "changes_result": html != base_html}
+            if html != base_html:
+                return choice
+            fallback = fallback or choice
+    if fallback is None:
+        raise SystemExit(f"#{target.instance} ({target.widget}): no select or number input with two valid values")
+    return fallback
+
+
+# Browser ------------------------------------------------------------------------
+
+class Browsers:
+    """Fresh browser contexts: a new on-disk profile each (default) or an incognito context."""
+
+    def __init__(self, pw: Any, incognito: bool, extra_init: str = "") -> None:
+        self.pw = pw
+        self.incognito = incognito
+        self.init = INIT_SCRIPT + extra_init
+        self.shared = None
+        if incognito:
+            self.shared = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+    def context(self) -> tuple[Any, Callable[[], None]]:
+        if self.incognito:
+            ctx = self.shared.new_context()
+
+            def close() -> None:
+                ctx.close()
+        else:
+            profile = tempfile.mkdtemp(prefix="bench-profile-")
+            ctx = self.pw.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                                             headless=True)
+
+            def close() -> None:
+                ctx.close()
+                shutil.rmtree(profile, ignore_errors=True)
+        ctx.add_init_script(self.init)
+        ctx.set_default_timeout(TIMEOUT_MS)
+        return ctx, close
+
+    def close(self) -> None:
+        if self.shared is not None:
+            self.shared.close()
+
+
+def fresh_page(ctx: Any, old: Any = None) -> Any:
+    """A new tab in the context (the old one closed after), like a visitor coming back."""
+    if old is None and ctx.pages:
+        return ctx.pages[0]
+    page = ctx.new_page()
+    if old is not None:
+        old.close()
+    return page
+
+
+class Loads:
+    """Collects Playwright's own view of each response (for comparison with the server's count)."""
+
+    def __init__(self, page: Any) -> None:
+        self.responses: list[Any] = []
+        page.on("response", lambda r: self.responses.append(r))
+
+    def playwright_bytes(self) -> dict[str, int]:
+        body = headers = 0
+        for r in self.responses:
+            try:
+                sizes = r.request.sizes()
+            except Exception:
+                continue
+            body += sizes["responseBodySize"]
+            headers += sizes["responseHeadersSize"]
+        return {"body": body, "headers": headers, "responses": len(self.responses)}
+
+
+def fcp(page: Any) -> float | None:
+    try:
+        page.wait_for_function("() => performance.getEntriesByName('first-contentful-paint').length > 0", timeout=10_000)
+    except Exception:
+        return None
+    return page.evaluate("() => performance.getEntriesByName('first-contentful-paint')[0].startTime")
+
+
+def transfer(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"bytes": sum(e["bytes"] for e in entries), "responses": len(entries),
+            "by_path": [[e["path"], e["status"], e["bytes"]] for e in entries]}
+
+
+def load_control(page: Any, server: Server) -> dict[str, Any]:
+    loads = Loads(page)
+    mark = server.mark()
+    page.goto(server.origin + "/bench-control.html", wait_until="commit")
+    page.wait_for_function("() => document.documentElement.dataset.controlReady === '1' || document.documentElement.dataset.controlFailed",
+                           timeout=TIMEOUT_MS)
+    state = page.evaluate("() => ({...document.documentElement.dataset})")
+    if state.get("controlFailed"):
+        raise SystemExit(f"the control page failed: {state['controlFailed']}")
+    sample = {"boot_ms": float(state["controlMs"]), "worker_ms": float(state["controlWorkerMs"]), "fcp_ms": fcp(page)}
+    sample["transfer"] = transfer(server.since(mark))
+    sample["playwright_transfer"] = loads.playwright_bytes()
+    return sample
+
+
+def wait_widgets_live(page: Any, path: str) -> None:
+    page.wait_for_function(
+        "p => document.documentElement.dataset.widgetsLive === p || document.documentElement.dataset.engine === 'failed'",
+        arg=path, timeout=TIMEOUT_MS)
+    if page.evaluate("() => document.documentElement.dataset.engine") == "failed":
+        status = page.evaluate("() => document.querySelector('.engine-status')?.textContent")
+        raise SystemExit(f"the engine failed on {path}: {status}")
+
+
+def load_site(page: Any, server: Server, target: Target) -> dict[str, Any]:
+    loads = Loads(page)
+    path = "/" + target.url
+    mark = server.mark()
+    page.goto(server.origin + path, wait_until="commit")
+    wait_widgets_live(page, path)
+    probe = page.evaluate("p => (window.__bench.live.find(e => e.path === p) || {}).perf ?? null", path)
+    sample = {"live_ms": probe, "fcp_ms": fcp(page), "boot": page.evaluate("() => document.documentElement.dataset.boot ?? null"),
+              # parsing had finished (the pre-rendered results were in the DOM) by first paint if this is <= fcp_ms
+              "dom_interactive_ms": page.evaluate("() => performance.getEntriesByType('navigation')[0]?.domInteractive ?? null")}
+    sample["transfer"] = transfer(server.since(mark))
+    sample["playwright_transfer"] = loads.playwright_bytes()
+    return sample
+
+
+def follow_next(page: Any, server: Server, target: Target) -> dict[str, Any]:
+    """Click a[rel=next] on a live page; time from the click to the next page's widgets live."""
+    path = "/" + target.next_url
+    mark = server.mark()
+    before = page.evaluate("() => performance.timeOrigin")
+    clicked = page.evaluate("""() => {
+        const a = document.querySelector('a[rel=next]');
+        const at = performance.timeOrigin + performance.now();
+        sessionStorage.setItem('bench.clickAt', String(at));
+        a.click();
+        return at;
+    }""")
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while True:  # a full reload may destroy the context the wait runs in: wait again
+        try:
+            wait_widgets_live(page, path)
+            live = page.evaluate("p => (window.__bench.live.filter(e => e.path === p).pop() || {}).epoch ?? null", path)
+            reloaded = page.evaluate("() => performance.timeOrigin") != before
+            break
+        except SystemExit:
+            raise
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+    return {"nav_ms": live - clicked if live is not None else None, "reloaded": reloaded,
+            "transfer": transfer(server.since(mark))}
+
+
+def recompute(page: Any, target: Target, count: int) -> dict[str, Any]:
+    change = target.change
+    result = page.evaluate(RECOMPUTE_JS, {"instance": target.instance, "selector": change["selector"],
+                                          "values": change["values"], "count": count, "timeoutMs": 15_000})
+    return result
+
+
+# One benchmark run -------------------------------------------------------------------
+
+def run_control_pair(browsers: Browsers, server: Server) -> dict[str, dict[str, Any]]:
+    ctx, close = browsers.context()
+    try:
+        page = fresh_page(ctx)
+        cold = load_control(page, server)
+        page = fresh_page(ctx, page)
+        warm = load_control(page, server)
+    finally:
+        close()
+    return {"cold": cold, "warm": warm}
+
+
+def run_site_pair(browsers: Browsers, server: Server, target: Target, changes: int) -> dict[str, dict[str, Any]]:
+    ctx, close = browsers.context()
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        page = None
+        for condition in ("cold", "warm"):
+            page = fresh_page(ctx, page)
+            sample = load_site(page, server, target)
+            if not target.change:
+                target.change = pick_change(page, target)
+            r = recompute(page, target, changes)
+            sample["recompute_ms"] = r["samples"]
+            sample["recompute_waited_for_idle"] = r["idleKnown"]
+            if target.next_url:
+                sample["nav"] = follow_next(page, server, target)
+            out[condition] = sample
+    finally:
+        close()
+    return out
+
+
+# Report ---------------------------------------------------------------------------------
+
+def machine(chromium_version: str) -> dict[str, Any]:
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_kib = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem_kib = int(line.split()[1])
+    except OSError:
+        pass
+    os_name = platform.platform()
+    try:
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                os_name = f"{line.split('=', 1)[1].strip(chr(34))} (Linux {platform.release()})"
+    except OSError:
+        pass
+    return {
+        "cpu": cpu or platform.processor(), "cores": os.cpu_count(),
+        "memory_gib": round(mem_kib / 1024 / 1024, 1) if mem_kib else None,
+        "os": os_name, "chromium": chromium_version, "python": platform.python_version(),
+        "pyodide": build.PYODIDE_VERSION, "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+    }
+
+
+def chromium_version() -> str:
+    try:
+        out = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.strip().splitlines()[0] if out.strip() else "unknown"
+
+
+def git_state() -> dict[str, Any]:
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
+
+
+def summarise(raw: dict[str, Any], targets: list[Target]) -> list[dict[str, Any]]:
+    """Rows of figures: cold and warm medians, ratios to the control's medians, targets."""
+    controls = {c: [p[c] for p in raw["control"]] for c in ("cold", "warm")}
+    control_boot = {c: median([s["boot_ms"] for s in controls[c]]) for c in controls}
+    control_bytes = {c: median([s["transfer"]["bytes"] for s in controls[c]]) for c in controls}
+    rows: list[dict[str, Any]] = []
+
+    def row(figure: str, unit: str, samples: dict[str, list[float]], base: dict[str, float | None] | None,
+            stat: Callable[[list[float]], float | None] = median, target: str = "",
+            check: Callable[[float | None, float | None], bool] | None = None, basis: str = "") -> None:
+        entry: dict[str, Any] = {"figure": figure, "unit": unit, "target": target, "ratio_basis": basis}
+        for c in ("cold", "warm"):
+            value = stat([s for s in samples.get(c, []) if s is not None])
+            entry[c] = {"value": value, "ratio": ratio(value, base[c]) if base else None, "samples": samples.get(c, [])}
+            if check is not None:
+                entry[c]["met"] = check(value, entry[c]["ratio"]) if value is not None else False
+        rows.append(entry)
+
+    boot_basis = "control boot"
+    row("control: plain Pyodide boot", "ms", {c: [s["boot_ms"] for s in controls[c]] for c in controls}, control_boot,
+        basis=boot_basis)
+    row("control: first paint", "ms", {c: [s["fcp_ms"] for s in controls[c]] for c in controls}, control_boot,
+        basis=boot_basis)
+    row("control: bytes transferred", "bytes", {c: [s["transfer"]["bytes"] for s in controls[c]] for c in controls},
+        control_bytes, basis="control bytes")
+    for t in targets:
+        pairs = raw["site"][t.system]
+        cond = {c: [p[c] for p in pairs] for c in ("cold", "warm")}
+        name = t.system
+        row(f"{name}: first paint (pre-rendered)", "ms", {c: [s["fcp_ms"] for s in cond[c]] for c in cond}, control_boot,
+            basis=boot_basis)
+        row(f"{name}: widget live", "ms", {c: [s["live_ms"] for s in cond[c]] for c in cond}, control_boot,
+            target=f"<= {TARGETS['live_ratio']}x control", check=lambda v, r: r is not None and r <= TARGETS["live_ratio"],
+            basis=boot_basis)
+        if t.next_url:
+            reloads = {s["nav"]["reloaded"] for c in cond for s in cond[c] if "nav" in s}
+            how = "in-site" if reloads == {False} else "full reload" if reloads == {True} else "mixed"
+            row(f"{name}: next page live after link ({how})", "ms",
+                {c: [s["nav"]["nav_ms"] for s in cond[c] if "nav" in s] for c in cond}, control_boot,
+                target=f"< {TARGETS['nav_ms']:.0f} ms", check=lambda v, r: v < TARGETS["nav_ms"], basis=boot_basis)
+        pooled = {c: [x for s in cond[c] for x in s["recompute_ms"]] for c in cond}
+        row(f"{name}: recompute p50", "ms", pooled, control_boot, stat=partial(percentile, q=50), basis=boot_basis)
+        row(f"{name}: recompute p95", "ms", pooled, control_boot, stat=partial(percentile, q=95),
+            target=f"< {TARGETS['recompute_p95_ms']:.0f} ms", check=lambda v, r: v < TARGETS["recompute_p95_ms"],
+            basis=boot_basis)
+        row(f"{name}: bytes (first / repeat visit)", "bytes",
+            {c: [s["transfer"]["bytes"] for s in cond[c]] for c in cond}, control_bytes, basis="control bytes")
+    return rows
+
+
+def fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "bytes":
+        return f"{value / 1_000_000:.2f} MB" if value >= 100_000 else f"{value / 1000:.1f} kB"
+    if unit == "s":
+        return f"{value:.1f} s"
+    return f"{value:.0f} ms" if value >= 100 else f"{value:.1f} ms"
+
+
+def fmt_ratio(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f}x" if value >= 0.01 else f"{value:.4f}x"
+
+
+def table(rows: list[dict[str, Any]], build_s: float) -> str:
+    header = ["figure", "cold", "cold/control", "warm", "warm/control", "target"]
+    lines = [header]
+    for r in rows:
+        verdict = ""
+        if r["target"]:
+            marks = [f"{c} {'met' if r[c].get('met') else 'NOT met'}" for c in ("cold", "warm")]
+            verdict = f"{r['target']}: " + ", ".join(marks)
+        lines.append([r["figure"], fmt(r["cold"]["value"], r["unit"]), fmt_ratio(r["cold"]["ratio"]),
+                      fmt(r["warm"]["value"], r["unit"]), fmt_ratio(r["warm"]["ratio"]), verdict])
+    lines.append(["build time (whole site)", fmt(build_s, "s"), "", "", "", ""])
+    notes = ["", "Medians over the runs (recompute: percentiles over all changes). Ratios: times to the control's",
+             "plain-boot median, bytes to the control's bytes median, same condition. Cold: fresh browser",
+             "profile; warm: a second load in it. Bytes: first visit (cold) and repeat visit (warm)."]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    out = []
+    for n, line in enumerate(lines):
+        out.append("  ".join(cell.ljust(widths[i]) if i in (0, 5) else cell.rjust(widths[i]) for i, cell in enumerate(line)).rstrip())
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out + [n for n in notes])
+
+
+def quietly(action: Callable[[], Any]) -> Any:
+    """Run ``action`` with file descriptor 2 captured (the wheel build chats there); show it if it fails."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as err:
+        os.dup2(err.fileno(), 2)
+        try:
+            return action()
+        except BaseException:
+            os.dup2(saved, 2)
+            err.seek(0)
+            sys.stderr.write(err.read().decode(errors="replace"))
+            raise
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+# Main ---------------------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure and condition (default 5)")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.json", help="JSON results file")
+    parser.add_argument("--changes", type=int, default=RECOMPUTE_CHANGES,
+                        help=f"input changes per system and condition, over all runs (default {RECOMPUTE_CHANGES})")
+    parser.add_argument("--incognito", action="store_true",
+                        help="fresh incognito contexts (memory-only HTTP cache) instead of fresh on-disk profiles")
+    parser.add_argument("--reload-nav", action="store_true",
+                        help="make pager clicks full page loads (bypass in-site navigation), to compare")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    if not Path(CHROMIUM).exists():
+        print(f"Chromium is missing at {CHROMIUM} (./dev test installs it; or set CHROMIUM_PATH)", file=sys.stderr)
+        return 1
+    from playwright.sync_api import sync_playwright
+
+    started = time.monotonic()
+    changes_per_run = math.ceil(args.changes / args.runs)
+    with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
+        out = Path(tmp) / "site"
+        print("building the site...", flush=True)
+        t0 = time.perf_counter()
+        quietly(lambda: build.build(build.Config(output=out, runtime=True)))
+        build_s = time.perf_counter() - t0
+        print(f"built in {build_s:.1f} s", flush=True)
+        add_control(out)
+        targets = find_targets(out)
+        server = Server(out)
+        raw: dict[str, Any] = {"control": [], "site": {t.system: [] for t in targets}}
+        try:
+            with sync_playwright() as pw:
+                browsers = Browsers(pw, args.incognito, FORCE_RELOAD_SCRIPT if args.reload_nav else "")
+                try:
+                    for run in range(args.runs):
+                        for i, t in enumerate(targets):
+                            # control and site alternate which goes first, run to run and system to system
+                            control_first = (run + i) % 2 == 0
+                            if control_first:
+                                raw["control"].append(run_control_pair(browsers, server))
+                            raw["site"][t.system].append(run_site_pair(browsers, server, t, changes_per_run))
+                            if not control_first:
+                                raw["control"].append(run_control_pair(browsers, server))
+                            s = raw["site"][t.system][-1]
+                            c = raw["control"][-1]
+                            print(f"[{time.monotonic() - started:4.0f} s] run {run + 1}/{args.runs} {t.system}: live {s['cold']['live_ms']:.0f}/{s['warm']['live_ms']:.0f} ms "
+                                  f"(control {c['cold']['boot_ms']:.0f}/{c['warm']['boot_ms']:.0f} ms, cold/warm)", flush=True)
+                finally:
+                    browsers.close()
+        finally:
+            server.close()
+    rows = summarise(raw, targets)
+    print()
+    print(table(rows, build_s))
+    result = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine(chromium_version()),
+        "git": git_state(),
+        "settings": {"runs": args.runs, "changes_per_system_and_condition": changes_per_run * args.runs,
+                     "contexts": "incognito" if args.incognito else "fresh on-disk profile per context",
+                     "nav_mode": "forced full reload" if args.reload_nav else "as the site does it",
+                     "chromium_args": CHROMIUM_ARGS, "targets": TARGETS,
+                     "control": "bench-control.html: a module worker runs a plain loadPyodide({indexURL: './pyodide/'}); "
+                                "boot_ms is performance.now() in the page when the worker reports it",
+                     "bytes": "counted by the server: status line, headers and body written for every response "
+                              "(page, worker and its imports); playwright_transfer is request.sizes() for comparison",
+                     "nav": "a[rel=next].click() from page script (no hover, so no hover prefetch); from the click "
+                            "to <html data-widgets-live> = the new path, in epoch ms (performance.timeOrigin + now)",
+                     "recompute": "select/number value set and input+change dispatched in the page; to the widget's "
+                                  "widget-result event; the next change waits until the engine has no pending request"},
+        "pages": [{"system": t.system, "url": t.url, "widget": t.widget, "instance": t.instance,
+                   "next_url": t.next_url, "change": t.change} for t in targets],
+        "build_s": build_s,
+        "figures": [{k: v for k, v in r.items()} for r in rows],
+        "raw": raw,
+        "wall_s": time.monotonic() - started,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    print(f"\nwrote {args.out} ({result['wall_s']:.0f} s in all)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
