@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import http.server
+from html.parser import HTMLParser
 import json
 import os
 import re
@@ -36,6 +37,7 @@ import markdown
 from markdown.blockprocessors import BlockProcessor
 from markdown.extensions import Extension
 from markdown.extensions.toc import TocExtension
+from markdown.treeprocessors import Treeprocessor
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
@@ -118,7 +120,7 @@ class Page:
     def url(self) -> str:
         """Path of the page relative to the site root."""
         if not self.system_slug:
-            return "index.html"
+            return f"{self.slug}.html"
         return f"{self.system_slug}/{self.slug}.html"
 
     @property
@@ -163,7 +165,7 @@ def collect_pages(config: Config) -> list[Page]:
     for page in pages:
         if page.system_slug and not page.system:
             raise BuildError(f"{page.source}: a rules page needs a 'system:' line")
-    pages.sort(key=lambda p: (p.system_slug != "", p.system_slug, p.source.name))
+    pages.sort(key=lambda p: (p.system_slug != "", p.slug != "index", p.system_slug, p.source.name))
     return pages
 
 
@@ -340,16 +342,176 @@ def _quote(text: str) -> str:
     return quote(text, safe="")
 
 
-def render_markdown(page: Page, env: jinja2.Environment) -> None:
-    """Markdown to HTML with widgets and exhibits placed; fills the page's toc."""
-    md = markdown.Markdown(extensions=[
+def render_markdown(page: Page, env: jinja2.Environment, terms: list[Term] | None = None) -> None:
+    """Markdown to HTML with widgets and exhibits placed and glossary terms linked; fills the toc."""
+    extensions: list[Any] = [
         "tables", "attr_list", "admonition", "def_list",
-        TocExtension(permalink="#", permalink_title="Link to this section",
-                                             toc_depth="2-3"),
+        TocExtension(permalink="#", permalink_title="Link to this section", toc_depth="2-3"),
         WidgetExtension(WidgetRenderer(env, page)),
-    ])
+    ]
+    if terms and page.slug != "index":
+        extensions.append(TermExtension(terms, f"{page.root}{GLOSSARY_SLUG}.html", page.slug == GLOSSARY_SLUG
+                                        and not page.system_slug))
+    md = markdown.Markdown(extensions=extensions)
     page.html = md.convert(page.text)
     page.toc = md.toc_tokens  # type: ignore[attr-defined]
+
+
+# Glossary -----------------------------------------------------------------
+
+GLOSSARY_SLUG = "glossary"
+TERM_LINE = re.compile(r"^(?![:\s#!])(\S.*?)\s*$")
+SKIP_TAGS = {"a", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "abbr", "summary", "th"}
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary entry and the words that link to it."""
+
+    name: str
+    """As written in the glossary, e.g. ``Action rating (AR)``."""
+    anchor: str
+    """Fragment id on the glossary page."""
+    pattern: re.Pattern[str]
+    """Matches any of its forms as whole words (abbreviations case-sensitively)."""
+
+
+def glossary_terms(page: Page) -> list[Term]:
+    """The terms of the glossary page: each definition-list term line.
+
+    ``Action rating (AR)`` links both "action rating" (any case) and "AR"
+    (exact case).
+    """
+    lines = page.text.split("\n")
+    terms = []
+    for line, following in zip(lines, lines[1:]):
+        if not following.startswith(":") or not (m := TERM_LINE.match(line)):
+            continue
+        name = m.group(1)
+        forms = [f.strip() for f in re.split(r"[()]", name) if f.strip()]
+        parts = []
+        for form in forms:
+            exact = any(c.isupper() for c in form[1:]) or form.isupper()
+            words = re.escape(form).replace("\\ ", r"\s+")
+            parts.append(rf"(?<![\w-]){words}(?![\w-])" if exact else rf"(?i:(?<![\w-]){words}(?![\w-]))")
+        anchor = "term-" + re.sub(r"[^a-z0-9]+", "-", forms[0].lower()).strip("-")
+        terms.append(Term(name, anchor, re.compile("|".join(parts))))
+    return terms
+
+
+class TermTreeprocessor(Treeprocessor):
+    """Link the first use of each glossary term on a page to its entry."""
+
+    def __init__(self, md: markdown.Markdown, terms: list[Term], href: str, glossary: bool) -> None:
+        super().__init__(md)
+        self.terms = terms
+        self.href = href
+        self.glossary = glossary
+
+    def run(self, root: etree.Element) -> None:
+        if self.glossary:  # the glossary page itself: give each term its anchor
+            names = {t.name: t.anchor for t in self.terms}
+            for dt in root.iter("dt"):
+                if (dt.text or "").strip() in names:
+                    dt.set("id", names[(dt.text or "").strip()])
+            return
+        self.pending = list(self.terms)
+        self._walk(root)
+
+    def _walk(self, el: etree.Element) -> None:
+        if el.tag in SKIP_TAGS or "admonition-title" in el.get("class", ""):
+            return
+        if el.text:
+            el.text = self._link(el.text, el, 0)
+        for child in list(el):
+            self._walk(child)
+            if child.tail:
+                child.tail = self._link(child.tail, el, list(el).index(child) + 1)
+
+    def _link(self, text: str, parent: etree.Element, index: int) -> str:
+        """Wrap the earliest pending term in ``text``; later text is searched again."""
+        best = None
+        for term in self.pending:
+            m = term.pattern.search(text)
+            if m and (best is None or m.start() < best[1].start()):
+                best = (term, m)
+        if best is None:
+            return text
+        term, m = best
+        self.pending.remove(term)
+        a = etree.Element("a", {"class": "term", "href": f"{self.href}#{term.anchor}"})
+        a.text = m.group(0)
+        a.tail = self._link(text[m.end():], parent, index + 1)
+        parent.insert(index, a)
+        return text[:m.start()]
+
+
+class TermExtension(Extension):
+    def __init__(self, terms: list[Term], href: str, glossary: bool) -> None:
+        super().__init__()
+        self.args = (terms, href, glossary)
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:
+        # after inline patterns (priority 20), before the widget HTML comes back from the stash
+        md.treeprocessors.register(TermTreeprocessor(md, *self.args), "glossary_terms", 5)
+
+
+# Search -------------------------------------------------------------------
+
+class _TextCollector(HTMLParser):
+    """Plain text of rendered page HTML, split at h2/h3 headings, skipping widgets."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: list[dict[str, Any]] = [{"id": "", "heading": "", "text": []}]
+        self.skip = 0
+        self.heading: dict[str, Any] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if self.skip or (tag == "section" and "widget" in (a.get("class") or "")) or tag in ("table", "form"):
+            self.skip += 1 if tag in ("section", "table", "form") else 0
+            return
+        if tag in ("h2", "h3"):
+            self.heading = {"id": a.get("id") or "", "heading": "", "text": []}
+            self.sections.append(self.heading)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skip and tag in ("section", "table", "form"):
+            self.skip -= 1
+        elif tag in ("h2", "h3"):
+            self.heading = None
+
+    def handle_data(self, data: str) -> None:
+        if self.skip:
+            return
+        if self.heading is not None:
+            if data.strip() != "#":  # the permalink
+                self.heading["heading"] += data
+        else:
+            self.sections[-1]["text"].append(data)
+
+
+def search_index(pages: list[Page]) -> list[dict[str, Any]]:
+    """What the browser searches: every section's text, every widget's name."""
+    entries: list[dict[str, Any]] = []
+    for page in pages:
+        if page.slug == "search":
+            continue
+        collector = _TextCollector()
+        collector.feed(page.html)
+        for sec in collector.sections:
+            text = re.sub(r"\s+", " ", "".join(sec["text"])).strip()
+            if not text and not sec["heading"]:
+                continue
+            entries.append({"kind": "section", "page": page.title, "system": page.system,
+                            "heading": sec["heading"].strip(), "url": page.url + (f"#{sec['id']}" if sec["id"] else ""),
+                            "text": text})
+        for w in page.widgets:
+            entries.append({"kind": "widget", "page": page.title, "system": page.system,
+                            "heading": w["title"], "url": f"{page.url}#{w['instance']}",
+                            "text": f"{w['widget']} calculator"})
+    return entries
 
 
 # Site assembly --------------------------------------------------------------
@@ -384,8 +546,10 @@ def navigation(pages: list[Page]) -> list[dict[str, Any]]:
 
 def render_pages(config: Config, env: jinja2.Environment, pages: list[Page]) -> dict[str, str]:
     """Every output HTML file by its path. Nothing is written yet."""
+    glossary = next((p for p in pages if p.slug == GLOSSARY_SLUG and not p.system_slug), None)
+    terms = glossary_terms(glossary) if glossary else []
     for page in pages:
-        render_markdown(page, env)
+        render_markdown(page, env, terms)
     nav = navigation(pages)
     ordered = [p for p in pages if p.system_slug]
     files: dict[str, str] = {}
@@ -399,8 +563,15 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page]) -> 
             "engine_version": ENGINE_VERSION, "pyodide_version": PYODIDE_VERSION,
             "csp": CONTENT_SECURITY_POLICY,
         }
-        template = env.get_template("home.html" if not page.system_slug else "page.html")
+        template = env.get_template("page.html" if page.system_slug else
+                                    "home.html" if page.slug == "index" else "plain.html")
         files[page.url] = template.render(**context)
+    search_page = Page(config.content / "search", "", "search", {"title": "Search"}, "")
+    files[search_page.url] = env.get_template("search.html").render(
+        config=config, page=search_page, nav=nav, root="", prev=None, next=None, has_widgets=False,
+        runtime=config.runtime, engine_version=ENGINE_VERSION, pyodide_version=PYODIDE_VERSION,
+        csp=CONTENT_SECURITY_POLICY)
+    files["search-index.json"] = json.dumps(search_index(pages), separators=(",", ":"), ensure_ascii=False)
     if "index.html" not in files:
         raise BuildError(f"{config.content}: there is no index.md for the home page")
     return files
@@ -408,8 +579,10 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page]) -> 
 
 def build_wheel(workdir: Path) -> Path:
     """The engine as a pure-Python ``py3-none-any`` wheel (pypa build, hatchling)."""
-    subprocess.run([sys.executable, "-P", "-m", "build", "--wheel", "--no-isolation", "--outdir", str(workdir), str(ROOT)],
-                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    made = subprocess.run([sys.executable, "-P", "-m", "build", "--wheel", "--no-isolation", "--outdir", str(workdir),
+                           str(ROOT)], cwd=ROOT, capture_output=True, text=True)
+    if made.returncode:
+        raise BuildError(f"the wheel build failed:\n{made.stdout[-1500:]}{made.stderr[-1500:]}")
     wheel = workdir / WHEEL_NAME
     if not wheel.exists():
         raise BuildError(f"the wheel build did not produce {WHEEL_NAME}")

@@ -220,7 +220,8 @@ def _get(values: dict[str, Any], path: str) -> Any:
     return values
 
 
-@pytest.mark.parametrize("url", [p.url for p in build.collect_pages(build.Config()) if p.url not in PAGES])
+@pytest.mark.parametrize("url", [p.url for p in build.collect_pages(build.Config()) if p.url not in PAGES]
+                         + ["search.html?q=surprise"])
 def test_pages_without_widgets_are_accessible(guarded_page, site_url, url):
     page = guarded_page
     page.goto(site_url + url)
@@ -250,6 +251,37 @@ def test_prerendered_pages_are_accessible(browser, site_url):
         assert page.get_attribute(f"section.widget .engine-status", "data-state") == "static"
         assert axe_violations(page) == [], url
     context.close()
+
+
+def test_search_finds_rules_and_calculators_and_leads_there(guarded_page, site_url):
+    page = guarded_page
+    page.goto(site_url + "ocs/combat-table-and-odds.html")
+    page.evaluate("window.visitMarker = 1")
+    page.fill("#site-search-q", "hedgehog surprise")
+    page.press("#site-search-q", "Enter")
+    page.wait_for_selector("#search-results li")
+    assert page.evaluate("window.visitMarker") == 1  # an in-site move, not a reload
+    assert "q=hedgehog+surprise" in page.url
+    assert "found for “hedgehog surprise”" in page.text_content("#search-status")
+    first = page.locator("#search-results li a").first
+    assert any(w in first.text_content().lower() for w in ("combat modifier", "surprise"))
+    assert page.locator("#search-results mark").count() >= 2
+    page.fill("#search-query", "stack builder")
+    wait_until(page, "() => [...document.querySelectorAll('#search-results a')].some(a => a.textContent.startsWith('Calculator:'))")
+    page.fill("#search-query", "qwxzv")
+    wait_until(page, "() => document.getElementById('search-status').textContent.startsWith('Nothing found')")
+    page.fill("#search-query", "surprise")
+    page.locator("#search-results li a").first.click()
+    wait_until(page, "() => location.pathname.startsWith('/ocs/') && location.hash.length > 1")
+
+
+def test_glossary_link_from_the_text(guarded_page, site_url):
+    page = guarded_page
+    page.goto(site_url + "europa/conversions-and-totals.html")
+    page.click("a.term[href$='#term-regimental-equivalent']")
+    wait_until(page, "() => location.pathname === '/glossary.html' && location.hash === '#term-regimental-equivalent'")
+    assert page.title().startswith("Glossary")
+    assert page.is_visible("#term-regimental-equivalent")
 
 
 # Small General: links, bad links, bad input, copy link --------------------

@@ -139,3 +139,45 @@ def test_real_site_pages_build(tmp_path):
     for system_module in widgets.SYSTEM_MODULES:
         slug = system_module.split(".")[1].replace("_", "-")
         assert any(p.startswith(slug + "/") for p in pages), f"no pages for {system_module}"
+
+
+def test_glossary_terms_match_whole_words_and_abbreviations_exactly():
+    page = build.Page(Path("glossary.md"), "", "glossary", {}, "Action rating (AR)\n:   Quality.\n\nBattle morale\n:   Staying power.\n")
+    terms = build.glossary_terms(page)
+    assert [t.anchor for t in terms] == ["term-action-rating", "term-battle-morale"]
+    ar, bm = (t.pattern for t in terms)
+    assert ar.search("the Action Rating of") and ar.search("its AR is 3")
+    assert not ar.search("an ar is") and not ar.search("ARMOUR") and not ar.search("AR-based")
+    assert bm.search("when battle\nmorale falls") and not bm.search("battle moraless")
+
+
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("real_site")
+    build.build(build.Config(output=out, runtime=False))
+    return out
+
+
+def test_glossary_anchors_and_first_use_links(real_site):
+    glossary = read(real_site, "glossary.html")
+    assert '<dt id="term-action-rating">Action rating (AR)</dt>' in glossary
+    page = read(real_site, "ocs/action-ratings-and-surprise.html")
+    links = re.findall(r'<a class="term" href="\.\./glossary\.html#(term-[a-z-]+)">', page)
+    assert "term-action-rating" in links and "term-hedgehog" in links
+    assert len(links) == len(set(links))  # the first use only
+    for anchor in links:
+        assert f'id="{anchor}"' in glossary
+    assert not re.search(r'<h[1-6][^>]*>[^<]*<a class="term"', page)  # headings stay unlinked
+    assert 'class="term"' not in widget_section(page, re.search(r'<section class="widget" id="([^"]+)"', page).group(1))
+
+
+def test_search_index_covers_sections_and_widgets(real_site):
+    index = json.loads(read(real_site, "search-index.json"))
+    urls = {e["url"] for e in index}
+    assert any(e["kind"] == "widget" and e["url"] == "small-general/combat-table.html#sg-combat" for e in index)
+    surprise = [e for e in index if e["kind"] == "section" and e["heading"].startswith("Surprise")]
+    assert surprise and "two dice" in surprise[0]["text"]
+    for page in build.collect_pages(build.Config()):
+        assert any(u.split("#")[0] == page.url for u in urls), page.url
+    assert not any(re.search(r"<[a-z/!]", e["text"]) for e in index)  # text only, no markup
+    assert "Search the rules" in read(real_site, "search.html")

@@ -424,6 +424,7 @@ class Site {
     delete document.documentElement.dataset.widgetsLive;
     this.widgets = [];
     this.started = false;
+    if (document.getElementById("search-page")) import("./search.js").then((m) => m.mountSearch());
     if (!sections.length) return;
     this.ensureEngine();
     this.widgets = sections.map((s) => new LiveWidget(s, this.engine, this));
@@ -479,6 +480,14 @@ class Site {
     // Head links are relative to the first page; pin them before the URL changes under them.
     for (const link of document.head.querySelectorAll("link[href]")) link.setAttribute("href", link.href);
     document.addEventListener("click", (event) => this.click(event));
+    document.addEventListener("submit", (event) => {
+      const form = event.target;
+      if (event.defaultPrevented || !form.matches("form.site-search")) return;
+      event.preventDefault();
+      const url = new URL(form.action, location.href);
+      url.search = new URLSearchParams(new FormData(form)).toString();
+      this.navigate(url, true);
+    });
     window.addEventListener("popstate", (event) => this.popstate(event));
     for (const type of ["pointerover", "focusin"]) {
       document.addEventListener(type, (event) => {
@@ -551,6 +560,7 @@ class Site {
     this.path = location.pathname + location.search;
     for (const sel of parts) document.querySelector(sel).replaceWith(document.adoptNode(next.querySelector(sel)));
     document.title = next.title;
+    document.body.className = next.body.className;
     const description = next.querySelector('meta[name="description"]');
     document.querySelector('meta[name="description"]')?.remove();
     if (description) document.head.appendChild(document.adoptNode(description));
