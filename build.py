@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine import __version__ as ENGINE_VERSION  # noqa: E402
 from engine import exhibits, schema, widgets  # noqa: E402
+from engine.api import html_digest  # noqa: E402
 
 PYODIDE_VERSION = "314.0.7"
 """The pinned Pyodide release (npm package ``pyodide``; runs Python 3.14.2)."""
@@ -73,6 +74,7 @@ MIME_TYPES = {
     ".wasm": "application/wasm",
     ".zip": "application/zip",
     ".whl": "application/zip",
+    ".gz": "application/octet-stream",
     ".svg": "image/svg+xml",
     ".txt": "text/plain; charset=utf-8",
 }
@@ -329,8 +331,10 @@ class WidgetRenderer:
         info = {"instance": instance, "widget": widget_id, "title": title}
         self.page.widgets.append(info)
         template = self.env.get_template("partials/widget.html")
+        result_html = w.render(result)
         return template.render(
-            w=w, title=title, instance=instance, values=base, result_html=w.render(result),
+            result_digest=html_digest(result_html), sample_digest=html_digest(sample_html),
+            w=w, title=title, instance=instance, values=base, result_html=result_html,
             sample_html=sample_html, seed=DEFAULT_SEED, examples=rendered_examples,
             base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
             assumed=w.inputs.assumed_fields(),
@@ -682,6 +686,9 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
 
     def end_headers(self) -> None:
+        if self.path.split("?")[0].endswith(".gz"):
+            # Stored compressed: let the browser inflate it while it downloads.
+            self.send_header("Content-Encoding", "gzip")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         self.send_header("X-Content-Type-Options", "nosniff")

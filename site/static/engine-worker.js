@@ -76,6 +76,7 @@ function handOver(promise) {
 
 async function bootFromSnapshot(loadPyodide, snapshot) {
   const pyodide = await loadPyodide({ ...OPTIONS, _loadSnapshot: handOver(snapshot) });
+  stage("python_restored");
   // A snapshot freezes Python's random state: without this every page would
   // start from the same one. (Rolls with a seed use their own Random.)
   pyodide.runPython("import random; random.seed()");
@@ -89,12 +90,17 @@ async function bootPlain(loadPyodide) {
   return engine(pyodide);
 }
 
+const stages = {}; // ms since the worker started, for the benchmark
+const stage = (name) => { stages[name] = Math.round(performance.now()); };
+
 async function boot() {
   const started = performance.now();
   status("runtime", "Loading the Python runtime");
   const snapshot = fetchSnapshot(); // downloads while Pyodide loads and compiles
+  snapshot.then(() => stage("snapshot_bytes"), () => {});
   snapshot.catch(() => {}); // reported below, when the boot falls back
   const { loadPyodide } = await import(RUNTIME + "pyodide.mjs");
+  stage("runtime_module");
   status("python", "Starting Python");
   let handle;
   let kind = "snapshot";
@@ -107,7 +113,8 @@ async function boot() {
     status("python", `Starting without the snapshot (${fallback})`);
     handle = await bootPlain(loadPyodide);
   }
-  const ready = { type: "ready", ms: Math.round(performance.now() - started), boot: kind };
+  stage("engine_ready");
+  const ready = { type: "ready", ms: Math.round(performance.now() - started), boot: kind, stages };
   if (fallback) ready.fallback = fallback;
   self.postMessage(ready);
   return handle;

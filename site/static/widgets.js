@@ -20,12 +20,20 @@ class Engine {
     this.listeners = new Set();
     this.state = "loading";
     this.stage = "Starting the engine";
-    this.worker = new Worker(url, { type: "module" });
+    // engine-start.js may have started the worker while the page was parsed.
+    const early = window.rulesExplorerWorker;
+    delete window.rulesExplorerWorker;
+    if (!early) performance.mark("engine-start");
+    this.worker = early ?? new Worker(url, { type: "module" });
     this.worker.onmessage = (event) => this.receive(event.data);
     this.worker.onerror = (event) => {
       event.preventDefault();
       this.setState("failed", event.message || "the engine worker could not start");
     };
+    for (const item of early?.early ?? []) {
+      if (item.type === "message") this.receive(item.data);
+      else this.setState("failed", item.message || "the engine worker could not start");
+    }
     this.watchdog = setTimeout(() => {
       if (this.state === "loading") {
         this.setState("failed", `it did not start within ${Math.round(BOOT_TIMEOUT_MS / 1000)} s`);
@@ -38,6 +46,8 @@ class Engine {
     if (data.type === "status") return this.setState("loading", data.detail);
     if (data.type === "ready") {
       document.documentElement.dataset.boot = data.boot; // "snapshot", or "plain" when the snapshot failed
+      this.bootStages = data.stages;
+      performance.mark("engine-ready");
       const fallback = data.fallback ? `, started without the snapshot (${data.fallback})` : "";
       return this.setState("live", `Live: the engine answered after ${data.ms} ms${fallback}.`);
     }
@@ -296,8 +306,12 @@ class LiveWidget {
       this.showError(answer.error);
       return;
     }
-    const { html, link } = answer.result;
-    this.result.innerHTML = html;
+    const { html, link, digest } = answer.result;
+    // Identical to what is shown (the pre-rendered result, the first time): leave the DOM be.
+    if (digest !== this.result.dataset.digest) {
+      this.result.innerHTML = html;
+      this.result.dataset.digest = digest;
+    }
     this.result.dataset.state = "live";
     this.section.dispatchEvent(new CustomEvent("widget-result", { bubbles: true, detail: { instance: this.instance } }));
     this.link = link;
@@ -353,7 +367,10 @@ class LiveWidget {
       return;
     }
     this.seedInput.removeAttribute("aria-invalid");
-    this.rollResult.innerHTML = answer.result.html;
+    if (answer.result.digest !== this.rollResult.dataset.digest) {
+      this.rollResult.innerHTML = answer.result.html;
+      this.rollResult.dataset.digest = answer.result.digest;
+    }
     this.site.updateUrl();
     this.updateShare();
   }
