@@ -437,3 +437,43 @@ def test_home_page_link_into_a_system_starts_the_engine_once(guarded_page, site_
     page.click(f"a[href='{SG_PAGE}']")
     wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", "/" + SG_PAGE, timeout=BOOT_MS)
     assert page.evaluate("window.visitMarker") == 1
+
+
+# Europa: a built stack survives a link ----------------------------------------
+
+def test_link_reproduces_a_built_stack(guarded_page, site_url):
+    page = guarded_page
+    url = "europa/conversions-and-totals.html"
+    page.goto(site_url + url)
+    wait_live(page)
+    inst = "eu-stacks"
+    w = widgets.get("europa.aec")
+    base = base_inputs(page, inst)
+    # build: add an attacking unit, make it a double-value tank division, drop the first unit
+    page.click(f"#{inst}--attacker-units > .add-item")
+    n = len(base["attacker"]["units"])
+    row = f"#{inst}--attacker-units-{n}"
+    page.select_option(f"{row}-unit_type", "tank")
+    page.select_option(f"{row}-formation", "division")
+    page.fill(f"{row}-re_size", "3")
+    page.select_option(f"{row}-aec", "double")
+    page.click(f"#{inst}--attacker-units > ol > li:first-child .remove-item")
+    built = json.loads(json.dumps(base))
+    new_unit = schema.jsonable(w.inputs.field("attacker").field("units").item.validate(
+        {"unit_type": "tank", "formation": "division", "re_size": "3", "aec": "double"}))
+    built["attacker"]["units"] = built["attacker"]["units"][1:] + [new_unit]
+    expected = w.render(w.run(built))
+    wait_html(page, f"#{inst} .widget-result", expected, "built stack")
+    # the copy button offers the link (the clipboard may be closed to a headless browser)
+    page.click(f"#{inst} [data-action=copy-link]")
+    assert page.text_content(f"#{inst} .engine-status") in ("Link copied.", "Link selected: copy it with Ctrl+C or Cmd+C.")
+    link = page.input_value(f"#{inst}--link")
+    assert f"{inst}.attacker.units=" in link and link.endswith(f"#{inst}")
+    # a fresh visit to the link rebuilds the same stack, form and result alike
+    page.goto("about:blank")
+    page.goto(link)
+    wait_live(page)
+    wait_html(page, f"#{inst} .widget-result", expected, "linked stack")
+    assert page.locator(f"#{inst}--attacker-units > ol > li").count() == n
+    assert page.input_value(f"#{inst}--attacker-units-{n - 1}-aec") == "double"
+    assert page.input_value(f"#{inst}--attacker-units-{n - 1}-re_size") == "3"
