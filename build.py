@@ -173,17 +173,6 @@ def collect_pages(config: Config) -> list[Page]:
 
 # Widgets in Markdown ------------------------------------------------------
 
-@dataclass
-class WidgetBlock:
-    """A ``::: widget`` block as written in a page."""
-
-    widget_id: str
-    instance: str
-    pairs: dict[str, str]
-    examples: list[tuple[str, dict[str, str]]]
-    line: int
-
-
 BLOCK_START = re.compile(r"^::: *(widget|exhibit) +(\S+)(?: +#([a-z][a-z0-9-]*))?(?: +(\S.*?))? *$")
 EXAMPLE_START = re.compile(r"^::: *example +(.+?) *$")
 PAIR = re.compile(r"^([A-Za-z0-9_.]+) *: *(.*)$")

@@ -10,7 +10,6 @@ CPython engine renders for the same inputs.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
@@ -248,7 +247,7 @@ def test_prerendered_pages_are_accessible(browser, site_url):
     page = context.new_page()
     for url in PAGES:
         page.goto(site_url + url)
-        assert page.get_attribute(f"section.widget .engine-status", "data-state") == "static"
+        assert page.get_attribute("section.widget .engine-status", "data-state") == "static"
         assert axe_violations(page) == [], url
     context.close()
 

@@ -38,7 +38,6 @@ from .units import (
     REDUCTION_FACTOR,
     UNIT_TYPE_WORDS,
     Capability,
-    Formation,
     Reduction,
     Unit,
     UnitType,
