@@ -38,6 +38,7 @@ from .units import (
     REDUCTION_FACTOR,
     UNIT_TYPE_WORDS,
     Capability,
+    Formation,
     Reduction,
     Unit,
     UnitType,

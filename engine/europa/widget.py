@@ -27,6 +27,8 @@ from ..schema import fraction_text
 from .effects import AECA_AECD, AECA_ATEC, ArmourModifier, armour_modifier, toward_zero
 from .heavy import HeavyComparison, HeavyEffect, heavy_comparison
 from .inputs import (
+    AEC_INPUTS,
+    RATIO_INPUTS,
     RATIO_SETTINGS,
     SETTINGS,
     armour_table,

@@ -27,7 +27,7 @@ from fractions import Fraction
 from engine.dice import Dist, dice
 
 from .odds import (BelowTable, BeyondEdges, HalfRounding, Halving, Odds, StrengthTotal, find_odds,
-                   ratio_text)
+                   plain_total, ratio_text)
 from .results import RESULT_ORDER, AttackContext, Cell, Execution, OptionPolicy, execute
 from .surprise import (Surprise, combat_drm, shift_dist, surprise_dist, surprise_differential)
 from .table import COLUMN_COUNT, CellText, ColumnIndex, Terrain, cell, row_for_total

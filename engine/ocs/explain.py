@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .results import AttackContext, Cell, Execution, OptionPolicy, OptionUse, option_choices
+from .results import AttackContext, Cell, Execution, OptionPolicy, OptionUse, execute, option_choices
 
 __all__ = [
     "Part",

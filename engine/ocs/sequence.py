@@ -19,12 +19,12 @@ from engine.dice import Roll, roll
 from engine.present import signed
 from engine.schema import fraction_text
 
-from .combat import Analysis, final_column
+from .combat import Analysis, Situation, analyse, final_column
 from .explain import carry_out
 from .odds import BeyondEdges, ratio_text
 from .results import Cell, execute
 from .surprise import SHIFT_DIE, SURPRISE_THRESHOLDS, AttackKind, Surprise, surprise_for_total
-from .table import cell, columns, row_for_total, row_label
+from .table import Terrain, cell, columns, row_for_total, row_label
 
 __all__ = ["SequenceStep", "SEQUENCE", "describe", "Played", "play"]
 
