@@ -143,3 +143,14 @@ def axe_violations(page, context: str = "document") -> list[str]:
                                      v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '));
     }""", context)
     return result
+
+
+def page_meta(path: Path) -> dict[str, str]:
+    """A content page's meta lines, as the build reads them."""
+    return build.read_page(path, path.parent.parent).meta
+
+
+def page_widget_blocks(path: Path) -> list[tuple[str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]]:
+    """Every block on a page as ``(kind, id, instance, base pairs, examples)``, by the build's own parser."""
+    return [(kind, ident, instance, pairs, examples)
+            for kind, ident, instance, _title, pairs, examples in build.page_blocks(path.read_text(encoding="utf-8"), path.name)]

@@ -9,38 +9,20 @@ page cannot drift from the rule it teaches.
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import build
+from conftest import page_meta as meta
+from conftest import page_widget_blocks as blocks
 
 from engine import widgets
 from engine.europa.exhibits import EXHIBITS
 
 PAGES = sorted((Path(__file__).resolve().parents[1] / "site" / "content" / "europa").glob("*.md"))
 SYSTEM = "Europa armour and anti-tank effects"
-
-Block = tuple[str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]
-
-
-def blocks(path: Path) -> list[tuple[str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]]:
-    """Every block on a page: (kind, id, instance, base pairs, examples), read by the build's own parser."""
-    return [(kind, ident, instance, pairs, examples)
-            for kind, ident, instance, _title, pairs, examples in build.page_blocks(path.read_text(encoding="utf-8"), path.name)]
-
-
-def meta(path: Path) -> dict[str, str]:
-    out = {}
-    for line in path.read_text(encoding="utf-8").split("\n"):
-        m = re.match(r"^([A-Za-z_]+):\s*(.*)$", line)
-        if not m:
-            break
-        out[m.group(1)] = m.group(2)
-    return out
 
 
 def all_examples() -> dict[str, tuple[str, dict[str, Any]]]:

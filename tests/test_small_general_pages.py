@@ -13,7 +13,8 @@ from urllib.parse import parse_qsl, unquote
 
 import pytest
 
-import build
+from conftest import page_meta as meta
+from conftest import page_widget_blocks as blocks
 
 from engine import widgets
 from engine.small_general import COMBAT, DEFENDER_CHOICE, EXPERIENCE
@@ -23,22 +24,6 @@ PAGES = sorted((Path(__file__).resolve().parents[1] / "site" / "content" / "smal
 OURS = {w.id: w for w in (COMBAT, DEFENDER_CHOICE, EXPERIENCE)}
 
 LINK = re.compile(r"\]\((\?[^)#]*)#([a-z][a-z0-9-]*)\)")
-
-
-def blocks(path: Path) -> list[tuple[str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]]:
-    """Every block on a page: (kind, id, instance, base pairs, examples), read by the build's own parser."""
-    return [(kind, ident, instance, pairs, examples)
-            for kind, ident, instance, _title, pairs, examples in build.page_blocks(path.read_text(encoding="utf-8"), path.name)]
-
-
-def meta(path: Path) -> dict[str, str]:
-    out = {}
-    for line in path.read_text(encoding="utf-8").split("\n"):
-        m = re.match(r"^([A-Za-z_]+):\s*(.*)$", line)
-        if not m:
-            break
-        out[m.group(1)] = m.group(2)
-    return out
 
 
 def test_pages_exist_with_meta() -> None:
