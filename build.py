@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import http.server
+from html import escape
 from html.parser import HTMLParser
 import json
 import os
@@ -203,6 +204,42 @@ def parse_block(lines: list[str], where: str) -> tuple[str, str, str, str, dict[
     return kind, ident, instance, title, pairs, examples
 
 
+CAPTION = re.compile(r"<caption[^>]*>(.*?)</caption>", re.S)
+
+
+def exhibit_label(ident: str, html: str) -> str:
+    """An exhibit's accessible name: its table caption, else its id in words."""
+    m = CAPTION.search(html)
+    text = re.sub(r"<[^>]+>", "", m.group(1)).strip() if m else ""
+    return text or ident.split(".")[-1].replace("_", " ").capitalize()
+
+
+def scroll_wrap(html: str, label: str) -> str:
+    """A wide table in a region that scrolls sideways on a narrow screen.
+
+    The region takes keyboard focus (so it can be scrolled without a mouse)
+    and is named after the table.
+    """
+    return (f'<div class="table-wrap" role="region" tabindex="0" aria-label="{escape(label, quote=True)}">'
+            f"{html}</div>")
+
+
+class TableWrapTreeprocessor(Treeprocessor):
+    """Wrap each Markdown table in a scrollable region named by its header row."""
+
+    def run(self, root: etree.Element) -> None:
+        for parent in list(root.iter()):
+            for i, child in enumerate(list(parent)):
+                if child.tag != "table":
+                    continue
+                header = " · ".join("".join(th.itertext()).strip() for th in child.iter("th"))[:80]
+                wrap = etree.Element("div", {"class": "table-wrap", "role": "region", "tabindex": "0",
+                                             "aria-label": f"Table: {header}" if header else "Table"})
+                parent.remove(child)
+                wrap.append(child)
+                parent.insert(i, wrap)
+
+
 def page_blocks(text: str, where: str = "page") -> list[tuple[str, str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]]:
     """Every widget and exhibit block of a page's Markdown, parsed as the build reads it.
 
@@ -262,6 +299,7 @@ class WidgetExtension(Extension):
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:
         md.parser.blockprocessors.register(WidgetBlockProcessor(md.parser, self.renderer), "wargame_widget", 105)
+        md.treeprocessors.register(TableWrapTreeprocessor(md), "table_wrap", 4)
 
 
 class WidgetRenderer:
@@ -276,9 +314,10 @@ class WidgetRenderer:
         kind, ident, instance, title, pairs, examples = parse_block(lines, where)
         if kind == "exhibit":
             try:
-                return exhibits.get_exhibit(ident)()
+                html = exhibits.get_exhibit(ident)()
             except LookupError as exc:
                 raise BuildError(f"{where}: {exc}") from None
+            return scroll_wrap(html, exhibit_label(ident, html))
         return self.render_widget(ident, instance, title, pairs, examples)
 
     def _state(self, w: widgets.Widget, pairs: Mapping[str, str], base: Mapping[str, Any] | None,

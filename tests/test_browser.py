@@ -283,6 +283,19 @@ def test_glossary_link_from_the_text(guarded_page, site_url):
     assert page.is_visible("#term-regimental-equivalent")
 
 
+def test_phone_width_pages_fit_and_are_accessible(browser, site_url):
+    """At 380 px nothing makes the page scroll sideways: wide tables scroll in their own region."""
+    context = browser.new_context(viewport={"width": 380, "height": 800})
+    context.route("**/static/widgets.js", lambda route: route.abort())
+    page = context.new_page()
+    for url in [p.url for p in build.collect_pages(build.Config())]:
+        page.goto(site_url + url)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow == 0, f"{url} is {overflow} px too wide at 380 px"
+        assert axe_violations(page) == [], url
+    context.close()
+
+
 # Small General: links, bad links, bad input, copy link --------------------
 
 SG_PAGE = next((url for url, wid, _ in WIDGETS if wid == "small_general.combat"), None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from html.parser import HTMLParser
 from html import unescape
 from pathlib import Path
 
@@ -181,3 +182,38 @@ def test_search_index_covers_sections_and_widgets(real_site):
         assert any(u.split("#")[0] == page.url for u in urls), page.url
     assert not any(re.search(r"<[a-z/!]", e["text"]) for e in index)  # text only, no markup
     assert "Search the rules" in read(real_site, "search.html")
+
+
+class _TableParents(HTMLParser):
+    """For each table outside a widget: the element it sits in, with its attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[tuple[str, dict[str, str | None]]] = []
+        self.tables: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        in_widget = any(t == "section" and "widget" in (x.get("class") or "").split() for t, x in self.stack)
+        if tag == "table" and not in_widget:
+            self.tables.append(self.stack[-1][1] if self.stack else {})
+        if tag not in ("br", "img", "input", "meta", "link", "hr", "col", "wbr"):
+            self.stack.append((tag, a))
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+
+@pytest.mark.parametrize("url", ["ocs/combat-table-and-odds.html", "small-general/combat-table.html",
+                                 "europa/categories-and-values.html"])
+def test_wide_tables_scroll_in_named_regions(real_site, url):
+    parser = _TableParents()
+    parser.feed(read(real_site, url))
+    assert parser.tables, url
+    for parent in parser.tables:
+        assert parent.get("class") == "table-wrap" and parent.get("role") == "region" and parent.get("tabindex") == "0"
+        assert parent.get("aria-label")
+    names = [t["aria-label"] for t in parser.tables]
+    assert len(set(names)) == len(names)  # each region has its own name
