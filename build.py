@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -576,33 +577,33 @@ def navigation(pages: list[Page]) -> list[dict[str, Any]]:
     return list(systems.values())
 
 
-def render_pages(config: Config, env: jinja2.Environment, pages: list[Page]) -> dict[str, str]:
-    """Every output HTML file by its path. Nothing is written yet."""
+def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
+                 snapshot_bytes: int | None = None) -> dict[str, str]:
+    """Every output HTML file by its path. Nothing is written yet.
+
+    ``snapshot_bytes`` is the memory snapshot's unpacked size: pages hand it to
+    the engine worker, which then starts Pyodide while the snapshot downloads.
+    """
     glossary = next((p for p in pages if p.slug == GLOSSARY_SLUG and not p.system_slug), None)
     terms = glossary_terms(glossary) if glossary else []
     for page in pages:
         render_markdown(page, env, terms)
     nav = navigation(pages)
     ordered = [p for p in pages if p.system_slug]
+    common = {"config": config, "nav": nav, "runtime": config.runtime, "snapshot_bytes": snapshot_bytes,
+              "engine_version": ENGINE_VERSION, "pyodide_version": PYODIDE_VERSION, "csp": CONTENT_SECURITY_POLICY}
     files: dict[str, str] = {}
     for page in pages:
         i = ordered.index(page) if page in ordered else -1
-        context = {
-            "config": config, "page": page, "nav": nav, "root": page.root,
-            "prev": ordered[i - 1] if i > 0 else None,
-            "next": ordered[i + 1] if 0 <= i < len(ordered) - 1 else None,
-            "has_widgets": bool(page.widgets), "runtime": config.runtime,
-            "engine_version": ENGINE_VERSION, "pyodide_version": PYODIDE_VERSION,
-            "csp": CONTENT_SECURITY_POLICY,
-        }
         template = env.get_template("page.html" if page.system_slug else
                                     "home.html" if page.slug == "index" else "plain.html")
-        files[page.url] = template.render(**context)
+        files[page.url] = template.render(
+            **common, page=page, root=page.root, has_widgets=bool(page.widgets),
+            prev=ordered[i - 1] if i > 0 else None,
+            next=ordered[i + 1] if 0 <= i < len(ordered) - 1 else None)
     search_page = Page(config.content / "search", "", "search", {"title": "Search"}, "")
     files[search_page.url] = env.get_template("search.html").render(
-        config=config, page=search_page, nav=nav, root="", prev=None, next=None, has_widgets=False,
-        runtime=config.runtime, engine_version=ENGINE_VERSION, pyodide_version=PYODIDE_VERSION,
-        csp=CONTENT_SECURITY_POLICY)
+        **common, page=search_page, root="", prev=None, next=None, has_widgets=False)
     files["search-index.json"] = json.dumps(search_index(pages), separators=(",", ":"), ensure_ascii=False)
     if "index.html" not in files:
         raise BuildError(f"{config.content}: there is no index.md for the home page")
@@ -652,6 +653,11 @@ def make_snapshot(package: Path, wheel: Path, out: Path) -> bytes:
     if made.returncode != 0:
         raise BuildError(f"the Pyodide memory snapshot failed: ...{made.stderr[-1500:]}")
     return out.read_bytes()
+
+
+def unpacked_size(packed: bytes) -> int:
+    """The size of a gzip file's content, from its trailer (ISIZE: exact below 4 GiB)."""
+    return struct.unpack("<I", packed[-4:])[0]
 # -- end of memory snapshot ---------------------------------------------------
 
 
@@ -684,11 +690,16 @@ def build(config: Config) -> dict[str, bytes]:
     """Build the whole site and write it to ``config.output``; returns the files."""
     env = make_env(config)
     pages = collect_pages(config)
-    files: dict[str, bytes] = {path: html.encode() for path, html in render_pages(config, env, pages).items()}
-    files.update(static_files(config))
+    runtime: dict[str, bytes] = {}
     if config.runtime:
         with tempfile.TemporaryDirectory() as tmp:
-            files.update(runtime_files(config, Path(tmp)))
+            runtime = runtime_files(config, Path(tmp))
+    snapshot = runtime.get(f"pyodide/{SNAPSHOT_NAME}")
+    rendered = render_pages(config, env, pages, unpacked_size(snapshot) if snapshot else None)
+    files: dict[str, bytes] = {path: html.encode() for path, html in rendered.items()}
+    files.update(static_files(config))
+    files.update(runtime)
+    if config.runtime:
         files["build.json"] = json.dumps({
             "engine": ENGINE_VERSION, "pyodide": PYODIDE_VERSION, "wheel": WHEEL_NAME,
             "wheel_sha256": hashlib.sha256(files[f"pyodide/{WHEEL_NAME}"]).hexdigest(),
@@ -714,9 +725,9 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
 
     def end_headers(self) -> None:
-        if self.path.split("?")[0].endswith(".gz"):
-            # Stored compressed: let the browser inflate it while it downloads.
-            self.send_header("Content-Encoding", "gzip")
+        # The .gz snapshot goes out as it is, as static hosts send it, and the
+        # worker inflates it: with Content-Encoding the browser's network thread
+        # inflates it instead and holds up the runtime's other files meanwhile.
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         self.send_header("X-Content-Type-Options", "nosniff")

@@ -478,7 +478,9 @@ def test_link_reproduces_a_built_stack(guarded_page, site_url):
     wait_html(page, f"#{inst} .widget-result", expected, "built stack")
     # the copy button offers the link (the clipboard may be closed to a headless browser)
     page.click(f"#{inst} [data-action=copy-link]")
-    assert page.text_content(f"#{inst} .engine-status") in ("Link copied.", "Link selected: copy it with Ctrl+C or Cmd+C.")
+    # the status says so once the clipboard has answered
+    wait_until(page, "s => ['Link copied.', 'Link selected: copy it with Ctrl+C or Cmd+C.']"
+               ".includes(document.querySelector(s).textContent)", f"#{inst} .engine-status", timeout=10_000)
     link = page.input_value(f"#{inst}--link")
     assert f"{inst}.attacker.units=" in link and link.endswith(f"#{inst}")
     # a fresh visit to the link rebuilds the same stack, form and result alike

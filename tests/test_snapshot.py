@@ -11,10 +11,15 @@ from __future__ import annotations
 
 import gzip
 import re
+import shutil
 import struct
+import threading
+from collections.abc import Iterator
+from functools import partial
+from http.server import ThreadingHTTPServer
 
 import pytest
-from conftest import PageGuard
+from conftest import PageGuard, QuietHandler
 from test_browser import SG, SG_PAGE, WIDGETS, base_inputs, wait_html
 
 import build
@@ -134,3 +139,85 @@ def test_failed_snapshot_falls_back_to_the_plain_boot_visibly(page, site_url, fa
     assert [e for e in guard.errors if e not in caused] == []
     assert page.evaluate("window.cspViolations || []") == []
     assert guard.foreign == []
+
+
+# Starting Pyodide while the snapshot downloads -------------------------------------
+
+def test_pages_carry_the_snapshots_unpacked_size(built_site):
+    """The worker sizes Pyodide's memory from it before the snapshot has arrived."""
+    size = len(gzip.decompress((built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()))
+    for path in ("index.html", SG_PAGE, "glossary.html"):
+        html = (built_site / path).read_text()
+        tag = re.search(r'<script src="[^"]*static/engine-start\.js"([^>]*)>', html)
+        assert tag, f"{path} does not load engine-start.js"
+        assert f'data-snapshot-bytes="{size}"' in tag.group(1), path
+
+
+def _page_with_size(route, size: str | None) -> None:
+    """The page as built, but telling the worker another snapshot size (or none)."""
+    html = route.fetch().text()
+    html, count = re.subn(r' data-snapshot-bytes="\d+"', "" if size is None else f' data-snapshot-bytes="{size}"', html)
+    assert count == 1
+    route.fulfill(body=html, content_type="text/html")
+
+
+@pytest.mark.parametrize("size", [None, "65536", "99999999"], ids=["no size", "too small", "too large"])
+def test_a_page_with_another_snapshot_size_still_boots_from_the_snapshot(guarded_page, site_url, size):
+    """A page cached from an earlier build restores the snapshot that arrives, the slower way."""
+    page = guarded_page
+    page.route(site_url + SG_PAGE, lambda route: _page_with_size(route, size))
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
+    stages = page.evaluate("window.rulesExplorer.engine.bootStages")
+    if size is None:  # nothing to start on: the worker waited for the snapshot
+        assert "runtime_ready" not in stages and "size_mismatch" not in stages, stages
+    else:  # started on the page's size, then restored the snapshot as it came
+        assert {"runtime_ready", "size_mismatch"} <= set(stages), stages
+    assert_widgets_match_cpython(page, SG_PAGE)
+
+
+def test_the_snapshot_is_inflated_beside_pyodides_start(guarded_page, site_url):
+    """With the size known, Pyodide's runtime is up before it waits for the snapshot,
+    and every boot file is downloaded once: the worker's early requests are the ones
+    Pyodide uses."""
+    page = guarded_page
+    requested: list[str] = []
+    page.context.on("request", lambda r: requested.append(r.url.split("?")[0]))
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
+    stages = page.evaluate("window.rulesExplorer.engine.bootStages")
+    assert {"runtime_ready", "snapshot_bytes", "python_restored", "engine_ready"} <= set(stages)
+    assert "size_mismatch" not in stages
+    for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", build.SNAPSHOT_NAME,
+                 "pyodide.asm.mjs", "pyodide.mjs"):
+        assert requested.count(site_url + "pyodide/" + name) == 1, (name, requested)
+    assert "snapshot_from_helper" in stages, "the snapshot was not inflated by its helper worker"
+
+
+@pytest.fixture
+def site_without_snapshot_helper(built_site, tmp_path) -> Iterator[str]:
+    """The built site, less the snapshot helper's script, served on its own port.
+    (Playwright cannot intercept a worker's own workers, so the file is really gone.)"""
+    copy = tmp_path / "site"
+    shutil.copytree(built_site, copy)
+    (copy / "static" / "snapshot-worker.js").unlink()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(copy)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_without_the_snapshot_helper_the_engine_worker_fetches_it_itself(page, site_without_snapshot_helper):
+    site_url = site_without_snapshot_helper
+    guard = PageGuard(page, site_url.rstrip("/"))
+    page.set_default_timeout(BOOT_MS)
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
+    assert "snapshot_from_helper" not in page.evaluate("window.rulesExplorer.engine.bootStages")
+    assert_widgets_match_cpython(page, SG_PAGE)
+    assert guard.foreign == []
+    assert [e for e in guard.errors if "snapshot-worker.js" not in e and "Failed to load resource" not in e] == []

@@ -1,12 +1,29 @@
-// Starts the engine worker while the page is still being parsed, before its
-// first layout, so Python boots alongside the rendering instead of after it.
-// widgets.js takes the worker over and replays what it said in the meantime.
+// Starts the engine worker. On a page with widgets it does so at once, while
+// the page is still being parsed and before its first layout, so Python boots
+// alongside the rendering instead of after it. Other pages only define
+// rulesExplorerStartEngine, which widgets.js calls when an in-site link leads
+// to widgets. widgets.js takes the worker over and replays what it said.
+//
+// The build writes the memory snapshot's unpacked size on this script's tag;
+// the worker needs it to start Pyodide while the snapshot still downloads.
 (function () {
-  if (document.documentElement.dataset.hasWidgets !== "1" || typeof Worker === "undefined") return;
-  performance.mark("engine-start");
-  var worker = new Worker(new URL("engine-worker.js", document.currentScript.src), { type: "module" });
-  worker.early = [];
-  worker.onmessage = function (event) { worker.early.push({ type: "message", data: event.data }); };
-  worker.onerror = function (event) { event.preventDefault(); worker.early.push({ type: "error", message: event.message }); };
-  window.rulesExplorerWorker = worker;
+  var script = document.currentScript;
+  // Resolved now: in-site links change the page's URL, and a relative src with it.
+  var url = new URL("engine-worker.js", script.src);
+  if (script.dataset.snapshotBytes) url.searchParams.set("snapshot-bytes", script.dataset.snapshotBytes);
+
+  function start() {
+    if (window.rulesExplorerWorker) return window.rulesExplorerWorker;
+    performance.mark("engine-start");
+    var worker = new Worker(url, { type: "module" });
+    worker.early = [];
+    worker.onmessage = function (event) { worker.early.push({ type: "message", data: event.data }); };
+    worker.onerror = function (event) { event.preventDefault(); worker.early.push({ type: "error", message: event.message }); };
+    window.rulesExplorerWorker = worker;
+    return worker;
+  }
+
+  if (typeof Worker === "undefined") return;
+  window.rulesExplorerStartEngine = start;
+  if (document.documentElement.dataset.hasWidgets === "1") start();
 })();

@@ -9,10 +9,22 @@
 // the worker says so in a status message and boots plainly (loadPyodide, then
 // the engine wheel from the lock file). "ready" tells which: boot: "snapshot"
 // or "plain" (with the reason as fallback).
+//
+// When the page passes the snapshot's unpacked size (?snapshot-bytes=N, from
+// the build), Pyodide starts before the snapshot has arrived: it compiles the
+// WebAssembly and sets up its runtime while the snapshot downloads straight
+// into a buffer of that size, and only the restore waits for it.
+//
+// Everything the boot downloads is requested at once, when the worker starts
+// (a worker has no <link rel=preload>): Pyodide asks for its runtime files only
+// after its 1.3 MB loader has loaded and run, and gets the responses already
+// on their way (see `prefetch`).
+
+import { fetchSnapshot, reason } from "./snapshot.js";
 
 const RUNTIME = new URL("../pyodide/", import.meta.url).href;
 const SNAPSHOT_URL = RUNTIME + "snapshot.bin.gz";
-const SNAPSHOT_MAGIC = [0x00, 0x73, 0x6e, 0x70]; // "\0snp", as Pyodide writes it
+const SNAPSHOT_BYTES = Number(new URL(import.meta.url).searchParams.get("snapshot-bytes")) || 0;
 const OPTIONS = {
   indexURL: RUNTIME,
   lockFileURL: RUNTIME + "pyodide-lock.json",
@@ -21,37 +33,56 @@ const OPTIONS = {
   stderr: () => {},
 };
 
+// Responses requested early, each handed out once to the first fetch of its
+// URL: Pyodide's own fetches of these files get them instead of asking again.
+// Any other fetch, or a second one of the same URL, goes to the network.
+const prefetched = new Map();
+const networkFetch = self.fetch.bind(self);
+function prefetch(urls) {
+  for (const url of urls) {
+    const response = networkFetch(url);
+    response.catch(() => {}); // a failure is the real fetch's to report
+    prefetched.set(url, response);
+  }
+  self.fetch = (input, init) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : null;
+    const plain = !init || Object.keys(init).length === 0; // Pyodide passes {} without an integrity hash
+    const early = url !== null && plain ? prefetched.get(url) : undefined;
+    if (!early) return networkFetch(input, init);
+    prefetched.delete(url);
+    return early;
+  };
+}
+
 function status(stage, detail) {
   self.postMessage({ type: "status", stage, detail });
 }
 
-function reason(err) {
-  return String(err && err.message ? err.message : err).split("\n")[0];
-}
-
-// The snapshot's bytes, gunzipped here: static servers send the .gz file as it
-// is. A server that decoded it on the way (Content-Encoding) is fine too.
-async function fetchSnapshot() {
-  let response;
+// The snapshot's bytes, from a worker of its own when this worker can start
+// one (the inflating then runs beside Pyodide's start instead of in it).
+function loadSnapshot() {
+  let helper;
   try {
-    response = await fetch(SNAPSHOT_URL);
-  } catch (err) {
-    throw new Error(`the snapshot did not download: ${reason(err)}`);
+    helper = new Worker(new URL("snapshot-worker.js", import.meta.url), { type: "module" });
+  } catch {
+    return fetchSnapshot(SNAPSHOT_URL, SNAPSHOT_BYTES);
   }
-  if (!response.ok) throw new Error(`the snapshot did not download: HTTP ${response.status}`);
-  let bytes = new Uint8Array(await response.arrayBuffer());
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-      bytes = new Uint8Array(await new Response(stream).arrayBuffer());
-    } catch (err) {
-      throw new Error(`the snapshot is corrupt: ${reason(err)}`);
-    }
-  }
-  if (bytes.length < 64 || SNAPSHOT_MAGIC.some((b, i) => bytes[i] !== b)) {
-    throw new Error("the snapshot is not a Pyodide memory snapshot");
-  }
-  return bytes;
+  return new Promise((resolve, reject) => {
+    helper.onmessage = (event) => {
+      helper.terminate();
+      if (event.data.error) reject(new Error(event.data.error));
+      else {
+        stage("snapshot_from_helper");
+        resolve(event.data.bytes);
+      }
+    };
+    helper.onerror = (event) => {
+      event.preventDefault();
+      helper.terminate();
+      resolve(fetchSnapshot(SNAPSHOT_URL, SNAPSHOT_BYTES)); // no helper after all: do it here
+    };
+    helper.postMessage({ url: SNAPSHOT_URL, size: SNAPSHOT_BYTES });
+  });
 }
 
 function engine(pyodide) {
@@ -64,18 +95,45 @@ function engine(pyodide) {
 
 // Pyodide keeps its options for the life of the worker; handing the snapshot
 // over through a thenable that lets go of it keeps its 30 MB from staying too.
-function handOver(promise) {
+function handOver(value) {
   return {
     then(resolve, reject) {
-      const once = promise;
-      promise = null;
-      return once.then(resolve, reject);
+      const once = value;
+      value = null;
+      return Promise.resolve(once).then(resolve, reject);
     },
   };
 }
 
-async function bootFromSnapshot(loadPyodide, snapshot) {
-  const pyodide = await loadPyodide({ ...OPTIONS, _loadSnapshot: handOver(snapshot) });
+class SizeMismatch extends Error {}
+
+// Starts Pyodide on an empty buffer of the snapshot's size: Pyodide reads only
+// its size until the restore, and the module factory below holds the restore
+// back until the snapshot has arrived and been copied in.
+async function bootAlongside(loadPyodide, createModule, snapshot) {
+  const buffer = new Uint8Array(SNAPSHOT_BYTES);
+  const createPyodideModule = async (settings) => {
+    const module = await createModule(settings);
+    stage("runtime_ready");
+    const bytes = await snapshot;
+    if (bytes.length !== buffer.length) throw new SizeMismatch();
+    buffer.set(bytes);
+    return module;
+  };
+  return loadPyodide({ ...OPTIONS, createPyodideModule, _loadSnapshot: handOver(buffer) });
+}
+
+async function bootFromSnapshot(loadPyodide, createModule, snapshot) {
+  let pyodide;
+  try {
+    if (SNAPSHOT_BYTES) pyodide = await bootAlongside(loadPyodide, createModule, snapshot);
+  } catch (err) {
+    if (!(err instanceof SizeMismatch)) throw err;
+    stage("size_mismatch");
+  }
+  // No size given, or another one (a page cached from an earlier build):
+  // restore the snapshot that did arrive, once it has.
+  pyodide ??= await loadPyodide({ ...OPTIONS, createPyodideModule: createModule, _loadSnapshot: handOver(await snapshot) });
   stage("python_restored");
   // A snapshot freezes Python's random state: without this every page would
   // start from the same one. (Rolls with a seed use their own Random.)
@@ -96,17 +154,20 @@ const stage = (name) => { stages[name] = Math.round(performance.now()); };
 async function boot() {
   const started = performance.now();
   status("runtime", "Loading the Python runtime");
-  const snapshot = fetchSnapshot(); // downloads while Pyodide loads and compiles
+  // The snapshot downloads while Pyodide's loader and runtime load and compile.
+  const snapshot = loadSnapshot();
+  prefetch(["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"].map((name) => RUNTIME + name));
   snapshot.then(() => stage("snapshot_bytes"), () => {});
   snapshot.catch(() => {}); // reported below, when the boot falls back
-  const { loadPyodide } = await import(RUNTIME + "pyodide.mjs");
+  const [{ loadPyodide }, { default: createModule }] = await Promise.all([
+    import(RUNTIME + "pyodide.mjs"), import(RUNTIME + "pyodide.asm.mjs")]);
   stage("runtime_module");
   status("python", "Starting Python");
   let handle;
   let kind = "snapshot";
   let fallback;
   try {
-    handle = await bootFromSnapshot(loadPyodide, snapshot);
+    handle = await bootFromSnapshot(loadPyodide, createModule, snapshot);
   } catch (err) {
     kind = "plain";
     fallback = reason(err);

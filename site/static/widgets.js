@@ -20,8 +20,9 @@ class Engine {
     this.listeners = new Set();
     this.state = "loading";
     this.stage = "Starting the engine";
-    // engine-start.js may have started the worker while the page was parsed.
-    const early = window.rulesExplorerWorker;
+    // engine-start.js starts the worker (it may have done so while the page was
+    // parsed); without it, the worker starts here, without the snapshot's size.
+    const early = window.rulesExplorerWorker ?? window.rulesExplorerStartEngine?.();
     delete window.rulesExplorerWorker;
     if (!early) performance.mark("engine-start");
     this.worker = early ?? new Worker(url, { type: "module" });
@@ -292,10 +293,13 @@ class LiveWidget {
     const seq = ++this.seq;
     const inputs = collect(this.form);
     this.markPending();
-    const answer = await this.engine.call({ op: "run", widget: this.widget, inputs, base: this.base });
+    // The sample roll follows the same inputs: ask for both at once.
+    const ran = this.engine.call({ op: "run", widget: this.widget, inputs, base: this.base });
+    const rolled = this.seedInput ? this.requestRoll(inputs, this.seedInput.value) : null;
+    const answer = await ran;
     if (seq !== this.seq) return; // a newer request is on its way; never show an older answer
     this.show(answer);
-    if (!answer.error && this.seedInput) await this.roll(this.seedInput.value, seq);
+    if (!answer.error && rolled) this.showRoll(await rolled, seq);
   }
 
   show(answer, rejected = []) {
@@ -352,11 +356,18 @@ class LiveWidget {
     }
   }
 
-  async roll(seedText, seq = null) {
+  async roll(seedText) {
     if (!this.seedInput || this.engine.state !== "live") return;
     this.seedInput.value = seedText;
-    const inputs = collect(this.form);
-    const answer = await this.engine.call({ op: "sample", widget: this.widget, inputs, seed: seedText.trim() });
+    this.showRoll(await this.requestRoll(collect(this.form), seedText), null);
+  }
+
+  requestRoll(inputs, seedText) {
+    return this.engine.call({ op: "sample", widget: this.widget, inputs, seed: seedText.trim() });
+  }
+
+  // `seq`: the recompute this roll belongs to; it is dropped if a newer one started.
+  showRoll(answer, seq) {
     if (seq !== null && seq !== this.seq) return;
     if (answer.error) {
       if (answer.error.field === "seed") {
@@ -409,7 +420,7 @@ class LiveWidget {
     if (seq !== this.seq) return;
     if (!answer.error) fill(this.form, answer.result.inputs);
     this.show(answer, answer.error ? [] : answer.result.rejected);
-    if (!answer.error && this.seedInput) await this.roll(this.seedInput.value, seq);
+    if (!answer.error && this.seedInput) this.showRoll(await this.requestRoll(collect(this.form), this.seedInput.value), seq);
   }
 
   start(pairs) {
@@ -425,6 +436,7 @@ class Site {
     this.widgets = [];
     this.mountId = 0;
     this.pages = new Map(); // url -> Promise<html text>, so back and forward are instant
+    this.pinned = false; // head links made absolute (pinHeadLinks)
     this.path = location.pathname + location.search;
   }
 
@@ -494,8 +506,6 @@ class Site {
   // -- navigation --
 
   listen() {
-    // Head links are relative to the first page; pin them before the URL changes under them.
-    for (const link of document.head.querySelectorAll("link[href]")) link.setAttribute("href", link.href);
     document.addEventListener("click", (event) => this.click(event));
     document.addEventListener("submit", (event) => {
       const form = event.target;
@@ -513,7 +523,6 @@ class Site {
       }, { passive: true });
     }
     history.scrollRestoration = "manual";
-    history.replaceState({ ...(history.state || {}), site: true }, "");
     window.addEventListener("pagehide", () => this.saveScroll());
   }
 
@@ -552,6 +561,14 @@ class Site {
     return this.pages.get(key);
   }
 
+  // Head links are relative to the first page: pin them before the URL moves
+  // away from it. (Not at load: rewriting the stylesheet's link costs a restyle.)
+  pinHeadLinks() {
+    if (this.pinned) return;
+    this.pinned = true;
+    for (const link of document.head.querySelectorAll("link[href]")) link.setAttribute("href", link.href);
+  }
+
   saveScroll() {
     history.replaceState({ ...(history.state || {}), site: true, scrollY: window.scrollY }, "");
   }
@@ -571,6 +588,7 @@ class Site {
       return;
     }
     if (push) {
+      this.pinHeadLinks();
       this.saveScroll();
       history.pushState({ site: true, scrollY: 0 }, "", url.href);
     }
