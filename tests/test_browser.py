@@ -321,9 +321,10 @@ def test_link_reproduces_a_state(guarded_page, site_url):
     assert page.input_value(f"#{SG}--hex_sides") == "3"
     assert page.input_value(f"#{SG}--attacker-supply") == "problem"
     assert page.is_hidden(f"#{SG} .widget-messages")
-    # the address bar keeps the state, and the share box offers the same link
-    assert f"{SG}.terrain=town" in page.url
+    # the address bar keeps the state (written once it has settled), and the share box offers the same link
+    wait_until(page, "s => location.search.includes(s)", f"{SG}.terrain=town", timeout=5_000)
     share = page.input_value(f"#{SG}--link")
+    assert f"{SG}.terrain=town" in share
     page.goto(share)
     wait_live(page)
     wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "shared link")
@@ -439,6 +440,33 @@ def test_in_site_links_keep_one_engine_for_the_visit(guarded_page, site_url):
     page.go_forward()
     wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", next_path, timeout=SETTLE_MS)
     assert page.evaluate("window.visitMarker") == "same document"
+
+
+def test_a_change_just_before_leaving_stays_in_the_history_entry(guarded_page, site_url):
+    """The address bar follows the widgets a moment after they settle; leaving the page
+    sooner still writes the state, so Back returns to it."""
+    page = guarded_page
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    base = base_inputs(page, SG)
+    chosen = next(t for t in ("clear", "forest", "town") if t != base["terrain"])
+    page.evaluate("""([sel, value]) => {
+        const section = document.querySelector(sel).closest('section.widget');
+        section.addEventListener('widget-result', () => document.querySelector('a[rel=next]').click(), { once: true });
+        const control = document.querySelector(sel);
+        control.value = value;
+        control.dispatchEvent(new Event('change', { bubbles: true }));
+    }""", [f"#{SG}--terrain", chosen])
+    next_path = "/" + page.get_attribute("a[rel=next]", "href").replace("../", "")
+    wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", next_path, timeout=SETTLE_MS)
+    page.go_back()
+    wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", "/" + SG_PAGE, timeout=SETTLE_MS)
+    assert f"{SG}.terrain={chosen}" in page.url
+    assert page.input_value(f"#{SG}--terrain") == chosen
+    w = widgets.get("small_general.combat")
+    values, rejected = w.from_link({"terrain": chosen}, base)
+    assert rejected == []
+    wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "state after Back")
 
 
 def test_home_page_link_into_a_system_starts_the_engine_once(guarded_page, site_url):

@@ -7,6 +7,7 @@
 const SEED_KEY = "seed";
 const DEBOUNCE_MS = 150;
 const DEFAULT_SEED = "1";
+const PUBLISH_DELAY_MS = 150;
 // Pyodide hangs rather than fails on some broken set-ups (a .wasm served with
 // the wrong type, a dropped download): after this long, say so.
 const BOOT_TIMEOUT_MS = globalThis.rulesExplorerBootTimeoutMs ?? 90_000;
@@ -319,8 +320,7 @@ class LiveWidget {
     this.result.dataset.state = "live";
     this.section.dispatchEvent(new CustomEvent("widget-result", { bubbles: true, detail: { instance: this.instance } }));
     this.link = link;
-    this.site.updateUrl();
-    this.updateShare();
+    this.site.publishState();
     if (rejected.length) {
       this.messages.hidden = false;
       this.messages.innerHTML = "";
@@ -382,8 +382,7 @@ class LiveWidget {
       this.rollResult.innerHTML = answer.result.html;
       this.rollResult.dataset.digest = answer.result.digest;
     }
-    this.site.updateUrl();
-    this.updateShare();
+    this.site.publishState();
   }
 
   seed() {
@@ -437,6 +436,7 @@ class Site {
     this.mountId = 0;
     this.pages = new Map(); // url -> Promise<html text>, so back and forward are instant
     this.pinned = false; // head links made absolute (pinHeadLinks)
+    this.publishTimer = null; // a pending publishState
     this.path = location.pathname + location.search;
   }
 
@@ -494,6 +494,22 @@ class Site {
     document.querySelector("main article")?.prepend(note);
   }
 
+  // The address bar and the share boxes follow the widgets' state once it has
+  // settled for a moment: writing history on every answer would cost the page a
+  // restyle each time (and Chromium refetches the page's icon).
+  publishState() {
+    clearTimeout(this.publishTimer);
+    this.publishTimer = setTimeout(() => this.flushState(), PUBLISH_DELAY_MS);
+  }
+
+  flushState() {
+    if (this.publishTimer === null) return;
+    clearTimeout(this.publishTimer);
+    this.publishTimer = null;
+    this.updateUrl();
+    for (const w of this.widgets) w.updateShare();
+  }
+
   updateUrl() {
     const params = new URLSearchParams();
     for (const w of this.widgets) for (const [k, v] of w.params()) params.append(k, v);
@@ -523,7 +539,7 @@ class Site {
       }, { passive: true });
     }
     history.scrollRestoration = "manual";
-    window.addEventListener("pagehide", () => this.saveScroll());
+    window.addEventListener("pagehide", () => { this.flushState(); this.saveScroll(); });
   }
 
   inSite(anchor) {
@@ -544,7 +560,13 @@ class Site {
 
   popstate(event) {
     const here = location.pathname + location.search;
-    if (here === this.path) return; // only the hash changed
+    if (here === this.path) { // only the hash changed: the same widgets, so their state goes on
+      this.flushState();
+      return;
+    }
+    // Another entry: a state still to be written belonged to the one left.
+    clearTimeout(this.publishTimer);
+    this.publishTimer = null;
     this.navigate(new URL(location.href), false, event.state?.scrollY ?? 0);
   }
 
@@ -588,6 +610,7 @@ class Site {
       return;
     }
     if (push) {
+      this.flushState();
       this.pinHeadLinks();
       this.saveScroll();
       history.pushState({ site: true, scrollY: 0 }, "", url.href);
