@@ -21,7 +21,7 @@ from typing import Any
 from . import widgets
 from .schema import InputError, jsonable
 
-__all__ = ["handle", "handle_message", "warm_up", "OPS"]
+__all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
 OPS = ("run", "sample", "from_link", "describe")
 """The only operations the browser may ask for."""
@@ -102,15 +102,12 @@ def handle(message_json: str) -> str:
     return json.dumps(handle_message(message))
 
 
-def warm_up() -> int:
-    """Answer a request of every kind for every widget once; returns how many.
+def warm_up_requests() -> list[dict[str, Any]]:
+    """A request of every kind for every widget, one rejected input included.
 
-    The build calls this before it takes the Pyodide memory snapshot, so a page
-    restored from it starts with the interpreter's specialised bytecode and the
-    engine's caches in place, and its first answers cost what later ones do.
-
-    >>> warm_up() >= 3 * len(widgets.ids())
-    True
+    >>> ops = {r["op"] for r in warm_up_requests()}
+    >>> sorted(ops)
+    ['describe', 'from_link', 'run', 'sample']
     """
     requests: list[dict[str, Any]] = [{"op": "describe"}]
     for w in widgets.all_widgets():
@@ -119,6 +116,22 @@ def warm_up() -> int:
                      {"op": "run", "widget": w.id, "inputs": {"": None}}]  # a rejected input
         if w.sample is not None:
             requests.append({"op": "sample", "widget": w.id, "inputs": {}, "seed": "1"})
+    return requests
+
+
+def warm_up() -> int:
+    """Answer every :func:`warm_up_requests` request once; returns how many.
+
+    The build calls this before it takes the Pyodide memory snapshot, so a page
+    restored from it starts with the interpreter's specialised bytecode and the
+    engine's caches in place. (The browser worker also answers these requests
+    itself while the page is quiet after its start: WebAssembly code starts in
+    V8's baseline tier and is optimised once it has run a while.)
+
+    >>> warm_up() == len(warm_up_requests())
+    True
+    """
+    requests = warm_up_requests()
     for request in requests:
         answer = json.loads(handle(json.dumps(request)))
         if "error" in answer and answer["error"]["type"] == "InternalError":

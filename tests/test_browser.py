@@ -321,10 +321,11 @@ def test_link_reproduces_a_state(guarded_page, site_url):
     assert page.input_value(f"#{SG}--hex_sides") == "3"
     assert page.input_value(f"#{SG}--attacker-supply") == "problem"
     assert page.is_hidden(f"#{SG} .widget-messages")
-    # the address bar keeps the state (written once it has settled), and the share box offers the same link
-    wait_until(page, "s => location.search.includes(s)", f"{SG}.terrain=town", timeout=5_000)
+    # the address bar keeps the state, and the share box (written once the state has settled) offers the same link
+    assert f"{SG}.terrain=town" in page.url
+    wait_until(page, "([sel, s]) => document.querySelector(sel).value.includes(s)", [f"#{SG}--link", f"{SG}.terrain=town"],
+               timeout=5_000)
     share = page.input_value(f"#{SG}--link")
-    assert f"{SG}.terrain=town" in share
     page.goto(share)
     wait_live(page)
     wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "shared link")

@@ -46,3 +46,4 @@ def test_bad_json_and_unknown_widget_exit_2():
     assert bad.returncode == 2 and bad.stderr.startswith("error: --inputs is not valid JSON")
     unknown = cli("run", "nope.widget")
     assert unknown.returncode == 2 and "no widget named 'nope.widget'" in unknown.stderr
+

@@ -221,3 +221,23 @@ def test_without_the_snapshot_helper_the_engine_worker_fetches_it_itself(page, s
     assert_widgets_match_cpython(page, SG_PAGE)
     assert guard.foreign == []
     assert [e for e in guard.errors if "snapshot-worker.js" not in e and "Failed to load resource" not in e] == []
+
+
+def test_the_worker_warms_up_in_the_pause_after_the_start(guarded_page, site_url):
+    """Once the page has been quiet a moment the worker runs every widget a few times
+    itself (its WebAssembly is then optimised), says so, and answers as before."""
+    page = guarded_page
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    page.wait_for_function("() => document.documentElement.dataset.engineWarmMs", timeout=BOOT_MS)
+    stages = page.evaluate("window.rulesExplorer.engine.bootStages")
+    assert stages["warm"] > stages["engine_ready"]
+    live_ms = float(page.evaluate("document.documentElement.dataset.widgetsLiveMs"))
+    assert float(page.evaluate("document.documentElement.dataset.engineWarmMs")) > live_ms
+    assert_widgets_match_cpython(page, SG_PAGE)
+    w = widgets.get("small_general.combat")
+    base = base_inputs(page, SG)
+    chosen = next(t for t in ("clear", "forest", "town") if t != base["terrain"])
+    page.select_option(f"#{SG}--terrain", chosen)
+    values, _ = w.from_link({"terrain": chosen}, base)
+    wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "a change after the warm-up")

@@ -90,7 +90,42 @@ function engine(pyodide) {
   // Imports every game system (after a snapshot boot they already are) and
   // proves the engine answers before the page is told it is live.
   api.handle(JSON.stringify({ op: "describe" }));
-  return (message) => JSON.parse(api.handle(JSON.stringify(message)));
+  const handle = (message) => JSON.parse(api.handle(JSON.stringify(message)));
+  handle.warmUpRequests = () => JSON.parse(pyodide.runPython("import json, engine.api; json.dumps(engine.api.warm_up_requests())"));
+  return handle;
+}
+
+// WebAssembly runs in V8's baseline tier at first and is optimised once it has
+// run a while: the first few dozen answers after a start take about twice as
+// long as later ones. So while the page is quiet (no request for
+// WARM_QUIET_MS) the worker answers requests of its own, every widget's
+// (engine.api.warm_up_requests) WARM_ROUNDS times, one per task so that a
+// page's request never waits behind more than one, then tells the page "warm".
+// Measured on the Small General page: recompute p95 about 18 ms without, 11-12 ms with.
+const WARM_QUIET_MS = 100;
+const WARM_ROUNDS = 3;
+const warmUp = { handle: null, queue: null, timer: 0, done: false };
+
+function warmLater() {
+  clearTimeout(warmUp.timer);
+  if (!warmUp.done && warmUp.handle) warmUp.timer = setTimeout(warmStep, WARM_QUIET_MS);
+}
+
+function warmStep() {
+  try {
+    warmUp.queue ??= Array(WARM_ROUNDS).fill(warmUp.handle.warmUpRequests()).flat();
+    const request = warmUp.queue.shift();
+    if (request) {
+      warmUp.handle(request);
+      warmUp.timer = setTimeout(warmStep, 0);
+      return;
+    }
+  } catch {
+    // Only a head start: the page's own requests report their errors.
+  }
+  warmUp.done = true;
+  stage("warm");
+  self.postMessage({ type: "warm", stages });
 }
 
 // Pyodide keeps its options for the life of the worker; handing the snapshot
@@ -182,11 +217,13 @@ async function boot() {
 }
 
 const ready = boot();
+ready.then((handle) => { warmUp.handle = handle; warmLater(); }, () => {});
 ready.catch((err) => {
   self.postMessage({ type: "failed", message: String(err && err.message ? err.message : err) });
 });
 
 self.onmessage = async (event) => {
+  clearTimeout(warmUp.timer); // the page's request goes first
   const { id, ...request } = event.data || {};
   let handle;
   try {
@@ -202,4 +239,5 @@ self.onmessage = async (event) => {
   } catch (err) {
     self.postMessage({ id, error: { type: "BridgeError", message: String(err), field: "", allowed: "" } });
   }
+  warmLater();
 };

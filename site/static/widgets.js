@@ -54,6 +54,11 @@ class Engine {
       return this.setState("live", `Live: the engine answered after ${data.ms} ms${fallback}.`);
     }
     if (data.type === "failed") return this.setState("failed", data.message);
+    if (data.type === "warm") { // the worker has warmed its WebAssembly up: answers are at full speed
+      this.bootStages = data.stages;
+      document.documentElement.dataset.engineWarmMs = String(Math.round(performance.now()));
+      return;
+    }
     const waiting = this.pending.get(data.id);
     if (!waiting) return;
     this.pending.delete(data.id);

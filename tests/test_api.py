@@ -1,0 +1,15 @@
+"""The engine's fixed entry points (engine.api) beyond what the doctests show."""
+
+from __future__ import annotations
+
+from engine import api, widgets
+
+
+def test_warm_up_requests_cover_every_widget_and_op():
+    """The snapshot is taken, and the browser worker warms up, on these requests."""
+    requests = api.warm_up_requests()
+    assert {r["widget"] for r in requests if "widget" in r} == set(widgets.ids())
+    sampled = {w.id for w in widgets.all_widgets() if w.sample is not None}
+    assert {r["widget"] for r in requests if r["op"] == "sample"} == sampled
+    assert {r["op"] for r in requests} == set(api.OPS)
+    assert api.warm_up() == len(requests)
