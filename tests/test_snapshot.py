@@ -198,11 +198,16 @@ def test_the_snapshot_is_inflated_beside_pyodides_start(guarded_page, site_url):
 
 @pytest.fixture
 def site_without_snapshot_helper(built_site, tmp_path) -> Iterator[str]:
-    """The built site, less the snapshot helper's script, served on its own port.
-    (Playwright cannot intercept a worker's own workers, so the file is really gone.)"""
+    """The built site, served on its own port, with the engine worker pointed at a
+    helper script that is not there: its helper worker fails to load, as it would
+    where workers cannot start workers. (Playwright cannot intercept a worker's
+    own workers, so the copy is changed instead.)"""
     copy = tmp_path / "site"
     shutil.copytree(built_site, copy)
-    (copy / "static" / "snapshot-worker.js").unlink()
+    worker = copy / "static" / "engine-worker.js"
+    code, count = re.subn(r'new Worker\(new URL\("snapshot\.js"', 'new Worker(new URL("no-such-helper.js"', worker.read_text())
+    assert count == 1, "the engine worker no longer starts its helper this way: update this test"
+    worker.write_text(code)
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(copy)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
@@ -220,7 +225,7 @@ def test_without_the_snapshot_helper_the_engine_worker_fetches_it_itself(page, s
     assert "snapshot_from_helper" not in page.evaluate("window.rulesExplorer.engine.bootStages")
     assert_widgets_match_cpython(page, SG_PAGE)
     assert guard.foreign == []
-    assert [e for e in guard.errors if "snapshot-worker.js" not in e and "Failed to load resource" not in e] == []
+    assert [e for e in guard.errors if "no-such-helper.js" not in e and "Failed to load resource" not in e] == []
 
 
 def test_the_worker_warms_up_in_the_pause_after_the_start(guarded_page, site_url):

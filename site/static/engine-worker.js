@@ -20,8 +20,6 @@
 // after its 1.3 MB loader has loaded and run, and gets the responses already
 // on their way (see `prefetch`).
 
-import { fetchSnapshot, reason } from "./snapshot.js";
-
 const RUNTIME = new URL("../pyodide/", import.meta.url).href;
 const SNAPSHOT_URL = RUNTIME + "snapshot.bin.gz";
 const SNAPSHOT_BYTES = Number(new URL(import.meta.url).searchParams.get("snapshot-bytes")) || 0;
@@ -58,14 +56,20 @@ function status(stage, detail) {
   self.postMessage({ type: "status", stage, detail });
 }
 
-// The snapshot's bytes, from a worker of its own when this worker can start
-// one (the inflating then runs beside Pyodide's start instead of in it).
+function reason(err) {
+  return String(err && err.message ? err.message : err).split("\n")[0];
+}
+
+// The snapshot's bytes (snapshot.js), fetched and inflated by a worker of its
+// own when this worker can start one: the inflating then runs beside Pyodide's
+// start instead of in it.
 function loadSnapshot() {
+  const here = async () => (await import("./snapshot.js")).fetchSnapshot(SNAPSHOT_URL, SNAPSHOT_BYTES);
   let helper;
   try {
-    helper = new Worker(new URL("snapshot-worker.js", import.meta.url), { type: "module" });
+    helper = new Worker(new URL("snapshot.js", import.meta.url), { type: "module", name: "rules-explorer-snapshot" });
   } catch {
-    return fetchSnapshot(SNAPSHOT_URL, SNAPSHOT_BYTES);
+    return here();
   }
   return new Promise((resolve, reject) => {
     helper.onmessage = (event) => {
@@ -79,7 +83,7 @@ function loadSnapshot() {
     helper.onerror = (event) => {
       event.preventDefault();
       helper.terminate();
-      resolve(fetchSnapshot(SNAPSHOT_URL, SNAPSHOT_BYTES)); // no helper after all: do it here
+      resolve(here()); // no helper after all: do it here
     };
     helper.postMessage({ url: SNAPSHOT_URL, size: SNAPSHOT_BYTES });
   });

@@ -1,7 +1,12 @@
 // Downloads the Pyodide memory snapshot made at build time and inflates it.
-// snapshot-worker.js runs this on a thread of its own while the engine worker
-// starts Pyodide; the engine worker runs it itself where workers cannot start
-// workers.
+//
+// The engine worker starts this module as a worker of its own, named
+// HELPER_NAME, so the inflating runs beside Pyodide's start: asked {url, size},
+// it answers {bytes} (its buffer transferred) or {error}. Where workers cannot
+// start workers, the engine worker imports it and calls fetchSnapshot itself.
+// (One file for both, so the helper has no import of its own to wait for.)
+
+export const HELPER_NAME = "rules-explorer-snapshot";
 
 const SNAPSHOT_MAGIC = [0x00, 0x73, 0x6e, 0x70]; // "\0snp", as Pyodide writes it
 
@@ -62,4 +67,16 @@ export async function fetchSnapshot(url, size = 0) {
     throw new Error("the snapshot is not a Pyodide memory snapshot");
   }
   return length === bytes.length ? bytes : bytes.subarray(0, length);
+}
+
+if (globalThis.name === HELPER_NAME) {
+  self.onmessage = async (event) => {
+    const { url, size } = event.data;
+    try {
+      const bytes = await fetchSnapshot(url, size);
+      self.postMessage({ bytes }, [bytes.buffer]);
+    } catch (err) {
+      self.postMessage({ error: reason(err) });
+    }
+  };
 }
