@@ -470,6 +470,25 @@ def test_a_change_just_before_leaving_stays_in_the_history_entry(guarded_page, s
     wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "state after Back")
 
 
+def test_the_pager_pages_are_fetched_ahead_and_used(guarded_page, site_url):
+    """Once the page is live and the browser idle, the previous and next sections are
+    fetched; following the pager then swaps the fetched page in without asking again."""
+    page = guarded_page
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url.split("?")[0].split("#")[0]))
+    url = "small-general/defenders-and-retreats.html"  # has both a previous and a next page
+    page.goto(site_url + url)
+    wait_live(page)
+    hrefs = [page.evaluate(f"document.querySelector('a[rel={rel}]').href") for rel in ("prev", "next")]
+    for href in hrefs:
+        wait_until(page, "h => performance.getEntriesByName(h).length > 0", href, timeout=10_000)
+    assert all(requested.count(h) == 1 for h in hrefs), requested
+    page.evaluate("document.querySelector('a[rel=next]').click()")
+    next_path = "/" + hrefs[1].split("/", 3)[3]
+    wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", next_path, timeout=SETTLE_MS)
+    assert requested.count(hrefs[1]) == 1, "the next page was fetched again"
+
+
 def test_home_page_link_into_a_system_starts_the_engine_once(guarded_page, site_url):
     page = guarded_page
     page.goto(site_url)

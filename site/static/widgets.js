@@ -459,7 +459,10 @@ class Site {
     this.widgets = [];
     this.started = false;
     if (document.getElementById("search-page")) import("./search.js").then((m) => m.mountSearch());
-    if (!sections.length) return;
+    if (!sections.length) {
+      this.prefetchNeighbours(mountId);
+      return;
+    }
     this.ensureEngine();
     this.widgets = sections.map((s) => new LiveWidget(s, this.engine, this));
     for (const w of this.widgets) {
@@ -487,6 +490,21 @@ class Site {
       performance.mark("widgets-live", { detail: path });
       document.documentElement.dataset.widgetsLiveMs = String(Math.round(performance.now()));
       document.documentElement.dataset.widgetsLive = path;
+      this.prefetchNeighbours(mountId);
+    });
+  }
+
+  // Readers go on to the next section: once the page is up and the browser is
+  // idle, fetch the pager's pages, so that following them swaps them in at once.
+  prefetchNeighbours(mountId) {
+    if (navigator.connection?.saveData) return;
+    const whenIdle = window.requestIdleCallback ?? ((task) => setTimeout(task, 500));
+    whenIdle(() => {
+      if (mountId !== this.mountId) return;
+      for (const a of document.querySelectorAll("a[rel=next], a[rel=prev]")) {
+        const url = this.inSite(a);
+        if (url) this.fetchPage(url).catch(() => {}); // a failure is the click's to handle
+      }
     });
   }
 
