@@ -668,7 +668,7 @@ def summarise(raw: dict[str, Any], targets: list[Target]) -> list[dict[str, Any]
             row(f"{name}: next page live after link ({how})", "ms",
                 {c: [s["nav"]["nav_ms"] for s in cond[c] if "nav" in s] for c in cond}, control_boot,
                 target=f"< {TARGETS['nav_ms']:.0f} ms", check=lambda v, r: v < TARGETS["nav_ms"], basis=boot_basis)
-        row(f"{name}: engine warmed up (after live, idle)", "ms", {c: [s.get("warm_ms") for s in cond[c]] for c in cond},
+        row(f"{name}: engine warmed up (pause after first changes)", "ms", {c: [s.get("warm_ms") for s in cond[c]] for c in cond},
             control_boot, basis=boot_basis)
         early = {c: [x for s in cond[c] for x in s.get("recompute_early_ms", [])] for c in cond}
         row(f"{name}: recompute p95, first {EARLY_CHANGES} changes", "ms", early, control_boot,

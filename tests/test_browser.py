@@ -451,6 +451,7 @@ def test_a_change_just_before_leaving_stays_in_the_history_entry(guarded_page, s
     wait_live(page)
     base = base_inputs(page, SG)
     chosen = next(t for t in ("clear", "forest", "town") if t != base["terrain"])
+    next_path = "/" + page.get_attribute("a[rel=next]", "href").replace("../", "")  # before it is the next page's
     page.evaluate("""([sel, value]) => {
         const section = document.querySelector(sel).closest('section.widget');
         section.addEventListener('widget-result', () => document.querySelector('a[rel=next]').click(), { once: true });
@@ -458,7 +459,6 @@ def test_a_change_just_before_leaving_stays_in_the_history_entry(guarded_page, s
         control.value = value;
         control.dispatchEvent(new Event('change', { bubbles: true }));
     }""", [f"#{SG}--terrain", chosen])
-    next_path = "/" + page.get_attribute("a[rel=next]", "href").replace("../", "")
     wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", next_path, timeout=SETTLE_MS)
     page.go_back()
     wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", "/" + SG_PAGE, timeout=SETTLE_MS)
