@@ -11,9 +11,10 @@
 // or "plain" (with the reason as fallback).
 //
 // When the page passes the snapshot's unpacked size (?snapshot-bytes=N, from
-// the build), Pyodide starts before the snapshot has arrived: it compiles the
-// WebAssembly and sets up its runtime while the snapshot downloads straight
-// into a buffer of that size, and only the restore waits for it.
+// the build), Pyodide starts before the snapshot has arrived, on an empty
+// buffer of that size: it compiles the WebAssembly and sets up its runtime
+// while a helper worker downloads and inflates the snapshot (loadSnapshot),
+// and only the restore waits for it (bootAlongside).
 //
 // Everything the boot downloads is requested at once, when the worker starts
 // (a worker has no <link rel=preload>): Pyodide asks for its runtime files only
