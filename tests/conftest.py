@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -44,14 +45,23 @@ class QuietHandler(build.SiteHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def site_url(built_site: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(built_site)))
+@contextmanager
+def serving(directory: Path) -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1 (a free port) as ``build.py serve`` does; yields its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(directory)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path) -> Iterator[str]:
+    with serving(built_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -394,6 +394,7 @@ def test_keyboard_only_change(guarded_page, site_url):
 
 
 @pytest.mark.parametrize("blocked, timeout_ms, reason", [
+    ("**/static/engine-start.js", None, "its start-up script did not load"),
     ("**/pyodide/pyodide.mjs", None, "could not start"),
     # an aborted .wasm download makes Pyodide hang, not fail: the watchdog reports it
     ("**/pyodide/pyodide.asm.wasm", 4000, "did not start within 4 s"),

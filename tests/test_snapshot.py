@@ -13,13 +13,10 @@ import gzip
 import re
 import shutil
 import struct
-import threading
 from collections.abc import Iterator
-from functools import partial
-from http.server import ThreadingHTTPServer
 
 import pytest
-from conftest import PageGuard, QuietHandler
+from conftest import PageGuard, serving
 from test_browser import SG, SG_PAGE, WIDGETS, base_inputs, wait_html
 
 import build
@@ -208,11 +205,8 @@ def site_without_snapshot_helper(built_site, tmp_path) -> Iterator[str]:
     code, count = re.subn(r'new Worker\(new URL\("snapshot\.js"', 'new Worker(new URL("no-such-helper.js"', worker.read_text())
     assert count == 1, "the engine worker no longer starts its helper this way: update this test"
     worker.write_text(code)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(copy)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    with serving(copy) as url:
+        yield url
 
 
 def test_without_the_snapshot_helper_the_engine_worker_fetches_it_itself(page, site_without_snapshot_helper):

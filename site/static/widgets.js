@@ -15,24 +15,28 @@ const BOOT_TIMEOUT_MS = globalThis.rulesExplorerBootTimeoutMs ?? 90_000;
 // ---- engine client ----------------------------------------------------
 
 class Engine {
-  constructor(url) {
+  constructor() {
     this.pending = new Map();
     this.nextId = 1;
     this.listeners = new Set();
     this.state = "loading";
     this.stage = "Starting the engine";
-    // engine-start.js starts the worker (it may have done so while the page was
-    // parsed); without it, the worker starts here, without the snapshot's size.
+    // engine-start.js starts the worker, the one place that does (it may have
+    // done so while the page was parsed).
     const early = window.rulesExplorerWorker ?? window.rulesExplorerStartEngine?.();
     delete window.rulesExplorerWorker;
-    if (!early) performance.mark("engine-start");
-    this.worker = early ?? new Worker(url, { type: "module" });
+    if (!early) {
+      this.setState("failed", typeof Worker === "undefined"
+        ? "this browser cannot run it (no Web Workers)" : "its start-up script did not load");
+      return;
+    }
+    this.worker = early;
     this.worker.onmessage = (event) => this.receive(event.data);
     this.worker.onerror = (event) => {
       event.preventDefault();
       this.setState("failed", event.message || "the engine worker could not start");
     };
-    for (const item of early?.early ?? []) {
+    for (const item of early.early ?? []) {
       if (item.type === "message") this.receive(item.data);
       else this.setState("failed", item.message || "the engine worker could not start");
     }
@@ -447,7 +451,7 @@ class Site {
 
   ensureEngine() {
     if (this.engine) return;
-    this.engine = new Engine(new URL("./engine-worker.js", import.meta.url));
+    this.engine = new Engine();
     this.engine.onState((state, detail) => this.engineState(state, detail));
   }
 
