@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as etree
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -581,8 +582,9 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
                  snapshot_bytes: int | None = None) -> dict[str, str]:
     """Every output HTML file by its path. Nothing is written yet.
 
-    ``snapshot_bytes`` is the memory snapshot's unpacked size: pages hand it to
-    the engine worker, which then starts Pyodide while the snapshot downloads.
+    ``snapshot_bytes`` is the memory snapshot's size, which Pyodide sizes its
+    memory by: pages hand it to the engine worker, which then starts Pyodide
+    while the snapshot downloads.
     """
     glossary = next((p for p in pages if p.slug == GLOSSARY_SLUG and not p.system_slug), None)
     terms = glossary_terms(glossary) if glossary else []
@@ -641,6 +643,7 @@ def check_pyodide(config: Config) -> Path:
 # -- memory snapshot (tools/make_snapshot.mjs) -------------------------------
 SNAPSHOT_NAME = "snapshot.bin.gz"
 """Pyodide's memory after starting Python and importing the engine; the worker boots from it."""
+SPARSE_MAGIC = 0x70737200  # "\0rsp", little-endian: a snapshot without its all-zero pages
 
 
 def make_snapshot(package: Path, wheel: Path, out: Path) -> bytes:
@@ -655,9 +658,17 @@ def make_snapshot(package: Path, wheel: Path, out: Path) -> bytes:
     return out.read_bytes()
 
 
-def unpacked_size(packed: bytes) -> int:
-    """The size of a gzip file's content, from its trailer (ISIZE: exact below 4 GiB)."""
-    return struct.unpack("<I", packed[-4:])[0]
+def snapshot_size(packed: bytes) -> int:
+    """The plain snapshot's size, which Pyodide sizes its memory by.
+
+    The shipped snapshot is sparse (site/static/snapshot.js has the layout);
+    its fixed header says the size of the plain snapshot it stands for.
+    """
+    head = zlib.decompressobj(wbits=31).decompress(packed, 24)
+    magic, version, size = struct.unpack_from("<3I", head)
+    if (magic, version) != (SPARSE_MAGIC, 1):
+        raise BuildError("the memory snapshot is not in the sparse layout site/static/snapshot.js reads")
+    return size
 # -- end of memory snapshot ---------------------------------------------------
 
 
@@ -695,7 +706,7 @@ def build(config: Config) -> dict[str, bytes]:
         with tempfile.TemporaryDirectory() as tmp:
             runtime = runtime_files(config, Path(tmp))
     snapshot = runtime.get(f"pyodide/{SNAPSHOT_NAME}")
-    rendered = render_pages(config, env, pages, unpacked_size(snapshot) if snapshot else None)
+    rendered = render_pages(config, env, pages, snapshot_size(snapshot) if snapshot else None)
     files: dict[str, bytes] = {path: html.encode() for path, html in rendered.items()}
     files.update(static_files(config))
     files.update(runtime)

@@ -26,6 +26,29 @@ pytestmark = pytest.mark.browser
 
 BOOT_MS = 60_000
 SNAPSHOT_MAGIC = 0x706E7300  # "\0snp", little-endian, as Pyodide writes it
+PAGE = 65536
+
+
+def plain_snapshot(packed: bytes) -> bytes:
+    """The plain Pyodide snapshot a shipped (sparse, gzipped) one stands for.
+
+    Written from the layout described in site/static/snapshot.js, independently
+    of the JavaScript that reads it there.
+    """
+    sparse = gzip.decompress(packed)
+    magic, version, length, header, page, count = struct.unpack_from("<6I", sparse)
+    assert (magic, version, page) == (build.SPARSE_MAGIC, 1, PAGE)
+    kept = struct.unpack_from(f"<{count}I", sparse, 24)
+    assert list(kept) == sorted(set(kept)), "the kept pages are not in ascending order"
+    pages_at = 24 + 4 * count + header
+    assert len(sparse) == pages_at + count * page
+    plain = bytearray(length)
+    plain[:header] = sparse[24 + 4 * count:pages_at]
+    for i, k in enumerate(kept):
+        data = sparse[pages_at + i * page:pages_at + (i + 1) * page]
+        assert any(data), f"page {k} is all zero: it should have been left out"
+        plain[header + k * page:header + (k + 1) * page] = data
+    return bytes(plain)
 LIVE = "() => document.documentElement.dataset.engine === 'live'"
 
 
@@ -53,10 +76,12 @@ def assert_widgets_match_cpython(page, url: str) -> None:
 def test_snapshot_is_built_gzipped_and_matches_the_shipped_runtime(built_site):
     packed = (built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()
     assert packed[:2] == b"\x1f\x8b", "the snapshot is not gzip"
-    snapshot = gzip.decompress(packed)
+    sparse = gzip.decompress(packed)
+    snapshot = plain_snapshot(packed)
+    assert len(sparse) < 0.7 * len(snapshot), "the all-zero pages were not left out"
     magic, offset, json_length = struct.unpack_from("<3I", snapshot)
     assert magic == SNAPSHOT_MAGIC
-    assert (len(snapshot) - offset) % 65536 == 0, "the heap is not whole WebAssembly pages"
+    assert (len(snapshot) - offset) % PAGE == 0, "the heap is not whole WebAssembly pages"
     # the snapshot holds no JavaScript object that the browser could not find again
     assert snapshot[48:48 + json_length] == b'{"hiwireKeys":[null,null],"immortalKeys":[]}'
     # made by the very Pyodide build the site ships (restoring checks this id)
@@ -100,9 +125,17 @@ def test_snapshot_boot_changes_and_rolls_like_cpython(guarded_page, site_url):
 # Falling back to the plain boot -------------------------------------------------
 
 def _fake_snapshot(build_id: bytes) -> bytes:
-    """A well-formed snapshot header for another Pyodide build: restoring must refuse it."""
+    """A well-formed plain snapshot header for another Pyodide build: restoring must refuse it."""
     header = struct.pack("<4I", SNAPSHOT_MAGIC, 64, 2, 0) + build_id + b"{}"
-    return gzip.compress(header.ljust(65536 + 64, b"\0"))
+    return gzip.compress(header.ljust(PAGE + 64, b"\0"))
+
+
+def _short_sparse_snapshot() -> bytes:
+    """A sparse snapshot whose page list promises a page that is not there."""
+    header = struct.pack("<4I", SNAPSHOT_MAGIC, 64, 2, 0) + b"\0" * 32 + b"{}"
+    header = header.ljust(64, b"\0")
+    fixed = struct.pack("<7I", build.SPARSE_MAGIC, 1, 64 + 2 * PAGE, 64, PAGE, 1, 1)
+    return gzip.compress(fixed + header)
 
 
 FAILURES = {
@@ -111,6 +144,7 @@ FAILURES = {
     "garbage": (lambda route: route.fulfill(body=b"garbage"), "not a Pyodide memory snapshot"),
     "corrupt gzip": (lambda route: route.fulfill(body=b"\x1f\x8b\x08\x00" + b"\x00" * 200), "the snapshot is corrupt"),
     "other build": (lambda route: route.fulfill(body=_fake_snapshot(b"\x42" * 32)), "Snapshot build id mismatch"),
+    "short sparse": (lambda route: route.fulfill(body=_short_sparse_snapshot()), "its sparse layout does not add up"),
 }
 
 
@@ -140,9 +174,9 @@ def test_failed_snapshot_falls_back_to_the_plain_boot_visibly(page, site_url, fa
 
 # Starting Pyodide while the snapshot downloads -------------------------------------
 
-def test_pages_carry_the_snapshots_unpacked_size(built_site):
+def test_pages_carry_the_snapshots_size(built_site):
     """The worker sizes Pyodide's memory from it before the snapshot has arrived."""
-    size = len(gzip.decompress((built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()))
+    size = len(plain_snapshot((built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()))
     for path in ("index.html", SG_PAGE, "glossary.html"):
         html = (built_site / path).read_text()
         tag = re.search(r'<script src="[^"]*static/engine-start\.js"([^>]*)>', html)
@@ -168,16 +202,16 @@ def test_a_page_with_another_snapshot_size_still_boots_from_the_snapshot(guarded
     assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
     stages = page.evaluate("window.rulesExplorer.engine.bootStages")
     if size is None:  # nothing to start on: the worker waited for the snapshot
-        assert "runtime_ready" not in stages and "size_mismatch" not in stages, stages
+        assert "size_mismatch" not in stages and stages["runtime_ready"] >= stages["snapshot_bytes"], stages
     else:  # started on the page's size, then restored the snapshot as it came
         assert {"runtime_ready", "size_mismatch"} <= set(stages), stages
     assert_widgets_match_cpython(page, SG_PAGE)
 
 
 def test_the_snapshot_is_inflated_beside_pyodides_start(guarded_page, site_url):
-    """With the size known, Pyodide's runtime is up before it waits for the snapshot,
-    and every boot file is downloaded once: the worker's early requests are the ones
-    Pyodide uses."""
+    """With the size known, Pyodide's runtime starts before the snapshot has arrived,
+    the WebAssembly compiles before Pyodide asks for it, and every boot file is
+    downloaded once: the worker's early requests are the ones Pyodide uses."""
     page = guarded_page
     requested: list[str] = []
     page.context.on("request", lambda r: requested.append(r.url.split("?")[0]))
@@ -185,8 +219,9 @@ def test_the_snapshot_is_inflated_beside_pyodides_start(guarded_page, site_url):
     wait_live(page)
     assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
     stages = page.evaluate("window.rulesExplorer.engine.bootStages")
-    assert {"runtime_ready", "snapshot_bytes", "python_restored", "engine_ready"} <= set(stages)
+    assert {"wasm_compiled", "runtime_ready", "snapshot_bytes", "python_restored", "engine_ready"} <= set(stages)
     assert "size_mismatch" not in stages
+    assert stages["wasm_compiled"] <= stages["runtime_ready"] <= stages["python_restored"]
     for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", build.SNAPSHOT_NAME,
                  "pyodide.asm.mjs", "pyodide.mjs"):
         assert requested.count(site_url + "pyodide/" + name) == 1, (name, requested)

@@ -6,8 +6,13 @@
 // a snapshot only restores into the Pyodide build that made it (the build id is
 // checked on restore). The engine wheel is unpacked with unpackArchive (a
 // snapshot cannot follow loadPackage), every engine module is imported, every
-// widget answers once (engine.api.warm_up), and the snapshot is taken, checked by restoring it once, and written gzip-compressed.
-// Prints one JSON line: {"bytes": uncompressed size, "gzip": compressed size, ...}.
+// widget answers once (engine.api.warm_up), and the snapshot is taken. It is
+// written sparse (its all-zero pages left out; site/static/snapshot.js has the
+// layout) and gzip-compressed, and checked first: restored the way the worker
+// restores it, the memory must equal Pyodide's own restore byte for byte, and
+// the engine must answer.
+// Prints one JSON line: {"bytes": the plain snapshot's size, "sparse": the
+// file's size before gzip, "gzip": after, ...}.
 //
 // A restored snapshot has Python's memory but not the file system: the wheel's
 // files are gone, so everything the engine will ever import must be imported
@@ -26,6 +31,8 @@ if (!outPath) {
 }
 const indexURL = resolve(pyodideDir) + "/";
 const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
+const { default: createModule } = await import(pathToFileURL(indexURL + "pyodide.asm.mjs").href);
+const { readSnapshot } = await import(new URL("../site/static/snapshot.js", import.meta.url).href);
 
 const quiet = { stdout: () => {}, stderr: (line) => console.error(line) };
 
@@ -73,11 +80,59 @@ pyodide.runPython("del _import_all_result; import gc; gc.collect()");
 // that is not reachable from globalThis.
 const snapshot = pyodide.makeMemorySnapshot();
 
-// The snapshot must restore and answer before the site ships it.
-const restored = await loadPyodide({ indexURL, packages: [], _loadSnapshot: snapshot, ...quiet });
+const packed = sparse(snapshot);
+
+// The snapshot must restore, as the worker restores it, and answer before the
+// site ships it.
+let compared = false;
+const restored = await loadPyodide({
+  indexURL, packages: [], ...quiet,
+  _loadSnapshot: new Uint8Array(snapshot.length), // Pyodide reads only its size
+  createPyodideModule: async (settings) => {
+    const module = await createModule(settings);
+    const pyodideRestore = module.API.restoreSnapshot;
+    module.API.restoreSnapshot = () => {
+      const restoredSettings = readSnapshot(packed).restore(module, pyodideRestore);
+      sameMemory(module.HEAPU8, snapshot);
+      compared = true;
+      return restoredSettings;
+    };
+    return module;
+  },
+});
+if (!compared) throw new Error("the check did not restore the snapshot the worker's way");
 restored.runPython(CHECK);
 const check = JSON.parse(restored.runPython("_check_result"));
 
-const packed = gzipSync(snapshot); // level 9 saves 0.6 % for 1.5 s more
-writeFileSync(outPath, packed);
-console.log(JSON.stringify({ bytes: snapshot.length, gzip: packed.length, ...info, ...check }));
+const gzipped = gzipSync(packed); // level 9 saves 0.6 % for 1.5 s more
+writeFileSync(outPath, gzipped);
+console.log(JSON.stringify({ bytes: snapshot.length, sparse: packed.length, gzip: gzipped.length, ...info, ...check }));
+
+// Pyodide's snapshot without its all-zero pages, laid out as snapshot.js reads it.
+function sparse(plain) {
+  const PAGE = 65536;
+  const header = new DataView(plain.buffer, plain.byteOffset, 8).getUint32(4, true); // where the memory image starts
+  const image = plain.length - header;
+  if (image % PAGE !== 0) throw new Error(`the snapshot's memory is not whole pages: ${image} bytes`);
+  const zero = Buffer.alloc(PAGE);
+  const kept = [];
+  for (let k = 0; k < image / PAGE; k++) {
+    if (!zero.equals(plain.subarray(header + k * PAGE, header + (k + 1) * PAGE))) kept.push(k);
+  }
+  const fixed = new DataView(new ArrayBuffer(24 + 4 * kept.length));
+  [0x70737200, 1, plain.length, header, PAGE, kept.length].forEach((n, i) => fixed.setUint32(4 * i, n, true));
+  kept.forEach((k, i) => fixed.setUint32(24 + 4 * i, k, true));
+  return Buffer.concat([new Uint8Array(fixed.buffer), plain.subarray(0, header),
+    ...kept.map((k) => plain.subarray(header + k * PAGE, header + (k + 1) * PAGE))]);
+}
+
+// Fails the build unless `heap` starts with the plain snapshot's memory image.
+function sameMemory(heap, plain) {
+  const header = new DataView(plain.buffer, plain.byteOffset, 8).getUint32(4, true);
+  const image = plain.subarray(header);
+  const restored = Buffer.from(heap.buffer, heap.byteOffset, image.length);
+  if (restored.equals(image)) return;
+  let at = 0;
+  while (restored[at] === image[at]) at++;
+  throw new Error(`the sparse snapshot restores other memory than Pyodide's own restore, first at byte ${at}`);
+}

@@ -4,8 +4,9 @@
 // rulesExplorerStartEngine, which widgets.js calls when an in-site link leads
 // to widgets. widgets.js takes the worker over and replays what it said.
 //
-// The build writes the memory snapshot's unpacked size on this script's tag;
-// the worker needs it to start Pyodide while the snapshot still downloads.
+// The build writes the memory snapshot's size on this script's tag (what
+// Pyodide sizes its memory by): the worker needs it to start Pyodide while
+// the snapshot still downloads.
 (function () {
   var script = document.currentScript;
   // Resolved now: in-site links change the page's URL, and a relative src with it.

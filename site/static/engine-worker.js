@@ -10,16 +10,20 @@
 // the engine wheel from the lock file). "ready" tells which: boot: "snapshot"
 // or "plain" (with the reason as fallback).
 //
-// When the page passes the snapshot's unpacked size (?snapshot-bytes=N, from
-// the build), Pyodide starts before the snapshot has arrived, on an empty
-// buffer of that size: it compiles the WebAssembly and sets up its runtime
-// while a helper worker downloads and inflates the snapshot (loadSnapshot),
-// and only the restore waits for it (bootAlongside).
+// When the page passes the snapshot's size (?snapshot-bytes=N, from the
+// build), Pyodide starts before the snapshot has arrived, on a stand-in of
+// that size: it compiles the WebAssembly and sets up its runtime while a
+// helper worker downloads and inflates the snapshot (loadSnapshot), and only
+// the restore waits for it (bootAlongside). The snapshot is sparse (its
+// all-zero pages left out) and goes straight into Pyodide's memory
+// (snapshot.js).
 //
 // Everything the boot downloads is requested at once, when the worker starts
 // (a worker has no <link rel=preload>): Pyodide asks for its runtime files only
 // after its 1.3 MB loader has loaded and run, and gets the responses already
-// on their way (see `prefetch`).
+// on their way (see `prefetch`). The WebAssembly is compiled as it arrives,
+// also while the loader loads and runs, and Pyodide only instantiates it
+// (`compileEarly`).
 
 const RUNTIME = new URL("../pyodide/", import.meta.url).href;
 const SNAPSHOT_URL = RUNTIME + "snapshot.bin.gz";
@@ -53,6 +57,27 @@ function prefetch(urls) {
   };
 }
 
+// Compiles Pyodide's WebAssembly from its prefetched response at once, where
+// Pyodide would compile it only once its loader has run. Pyodide instantiates
+// it with WebAssembly.instantiateStreaming(that response, imports); that one
+// call is answered from the compiled module. Should the early compile fail,
+// the call goes to the network as Pyodide made it, and any error is Pyodide's
+// to report.
+function compileEarly(url) {
+  const response = prefetched.get(url);
+  const compiled = WebAssembly.compileStreaming(response);
+  compiled.then(() => stage("wasm_compiled"), () => {});
+  const instantiateStreaming = WebAssembly.instantiateStreaming;
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    if (source === response) {
+      const module = await compiled.catch(() => null);
+      if (module) return { module, instance: await WebAssembly.instantiate(module, imports) };
+      source = networkFetch(url);
+    }
+    return instantiateStreaming(source, imports);
+  };
+}
+
 function status(stage, detail) {
   self.postMessage({ type: "status", stage, detail });
 }
@@ -61,11 +86,19 @@ function reason(err) {
   return String(err && err.message ? err.message : err).split("\n")[0];
 }
 
-// The snapshot's bytes (snapshot.js), fetched and inflated by a worker of its
-// own when this worker can start one: the inflating then runs beside Pyodide's
-// start instead of in it.
-function loadSnapshot() {
-  const here = async () => (await import("./snapshot.js")).fetchSnapshot(SNAPSHOT_URL, SNAPSHOT_BYTES);
+// The snapshot (readSnapshot in snapshot.js), fetched and inflated by a worker
+// of its own when this worker can start one: the inflating then runs beside
+// Pyodide's start instead of in it.
+async function loadSnapshot() {
+  let code;
+  const snapshotJs = () => (code ??= import("./snapshot.js"));
+  const bytes = fetchSnapshot(snapshotJs); // the helper starts first
+  const [snapshot, { readSnapshot }] = await Promise.all([bytes, snapshotJs()]);
+  return readSnapshot(snapshot);
+}
+
+function fetchSnapshot(snapshotJs) {
+  const here = async () => (await snapshotJs()).fetchSnapshot(SNAPSHOT_URL, SNAPSHOT_BYTES);
   let helper;
   try {
     helper = new Worker(new URL("snapshot.js", import.meta.url), { type: "module", name: "rules-explorer-snapshot" });
@@ -134,7 +167,8 @@ function warmStep() {
 }
 
 // Pyodide keeps its options for the life of the worker; handing the snapshot
-// over through a thenable that lets go of it keeps its 30 MB from staying too.
+// (or its stand-in) over through a thenable that lets go of it keeps its 30 MB
+// from staying too.
 function handOver(value) {
   return {
     then(resolve, reject) {
@@ -147,33 +181,35 @@ function handOver(value) {
 
 class SizeMismatch extends Error {}
 
-// Starts Pyodide on an empty buffer of the snapshot's size: Pyodide reads only
-// its size until the restore, and the module factory below holds the restore
-// back until the snapshot has arrived and been copied in.
-async function bootAlongside(loadPyodide, createModule, snapshot) {
-  const buffer = new Uint8Array(SNAPSHOT_BYTES);
+// Starts Pyodide on a stand-in of the snapshot's size: Pyodide reads only its
+// size (to size its memory) until the restore. The module factory below holds
+// the restore back until the snapshot has arrived and points Pyodide's restore
+// at it, so the bytes go straight from the helper into Pyodide's memory. The
+// stand-in is never written, so its pages are never touched.
+async function bootOn(size, loadPyodide, createModule, snapshot) {
   const createPyodideModule = async (settings) => {
     const module = await createModule(settings);
     stage("runtime_ready");
-    const bytes = await snapshot;
-    if (bytes.length !== buffer.length) throw new SizeMismatch();
-    buffer.set(bytes);
+    const image = await snapshot;
+    if (image.length !== size) throw new SizeMismatch();
+    const pyodideRestore = module.API.restoreSnapshot;
+    module.API.restoreSnapshot = () => image.restore(module, pyodideRestore);
     return module;
   };
-  return loadPyodide({ ...OPTIONS, createPyodideModule, _loadSnapshot: handOver(buffer) });
+  return loadPyodide({ ...OPTIONS, createPyodideModule, _loadSnapshot: handOver(new Uint8Array(size)) });
 }
 
 async function bootFromSnapshot(loadPyodide, createModule, snapshot) {
   let pyodide;
   try {
-    if (SNAPSHOT_BYTES) pyodide = await bootAlongside(loadPyodide, createModule, snapshot);
+    if (SNAPSHOT_BYTES) pyodide = await bootOn(SNAPSHOT_BYTES, loadPyodide, createModule, snapshot);
   } catch (err) {
     if (!(err instanceof SizeMismatch)) throw err;
     stage("size_mismatch");
   }
   // No size given, or another one (a page cached from an earlier build):
-  // restore the snapshot that did arrive, once it has.
-  pyodide ??= await loadPyodide({ ...OPTIONS, createPyodideModule: createModule, _loadSnapshot: handOver(await snapshot) });
+  // start once the snapshot has arrived and told its size.
+  pyodide ??= await bootOn((await snapshot).length, loadPyodide, createModule, snapshot);
   stage("python_restored");
   // A snapshot freezes Python's random state: without this every page would
   // start from the same one. (Rolls with a seed use their own Random.)
@@ -197,6 +233,7 @@ async function boot() {
   // The snapshot downloads while Pyodide's loader and runtime load and compile.
   const snapshot = loadSnapshot();
   prefetch(["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"].map((name) => RUNTIME + name));
+  compileEarly(RUNTIME + "pyodide.asm.wasm");
   snapshot.then(() => stage("snapshot_bytes"), () => {});
   snapshot.catch(() => {}); // reported below, when the boot falls back
   const [{ loadPyodide }, { default: createModule }] = await Promise.all([
