@@ -228,6 +228,39 @@ def test_the_snapshot_is_inflated_beside_pyodides_start(guarded_page, site_url):
     assert "snapshot_from_helper" in stages, "the snapshot was not inflated by its helper worker"
 
 
+def test_a_plain_pyodide_snapshot_still_boots(guarded_page, site_url, built_site):
+    """The worker reads a snapshot as Pyodide writes it (all pages) as well as the sparse one."""
+    page = guarded_page
+    plain = gzip.compress(plain_snapshot((built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()), 1)
+    page.route("**/pyodide/" + build.SNAPSHOT_NAME, lambda route: route.fulfill(body=plain))
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
+    assert "size_mismatch" not in page.evaluate("window.rulesExplorer.engine.bootStages")
+    assert_widgets_match_cpython(page, SG_PAGE)
+
+
+def test_if_the_early_compile_fails_pyodide_fetches_the_webassembly_again(guarded_page, site_url):
+    """The worker's early compile of pyodide.asm.wasm is only a head start."""
+    page = guarded_page
+    served: list[str] = []
+
+    def first_one_spoilt(route):
+        served.append(route.request.url)
+        if len(served) == 1:
+            route.fulfill(body=b"\0asm not really", content_type="application/wasm")
+        else:
+            route.continue_()
+
+    page.route("**/pyodide/pyodide.asm.wasm", first_one_spoilt)
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
+    assert len(served) == 2, served
+    assert "wasm_compiled" not in page.evaluate("window.rulesExplorer.engine.bootStages")
+    assert_widgets_match_cpython(page, SG_PAGE)
+
+
 @pytest.fixture
 def site_without_snapshot_helper(built_site, tmp_path) -> Iterator[str]:
     """The built site, served on its own port, with the engine worker pointed at a
