@@ -672,6 +672,18 @@ def snapshot_size(packed: bytes) -> int:
 # -- end of memory snapshot ---------------------------------------------------
 
 
+def shipped_packages_only(lock: bytes, shipped: set[str]) -> bytes:
+    """The lock file without the packages whose files the site does not ship.
+
+    Pyodide's lock lists its whole distribution (358 packages, 119 KB); the
+    site ships only the engine wheel, so the rest could never load and the
+    worker would only download and parse them on every boot.
+    """
+    data = json.loads(lock)
+    data["packages"] = {name: entry for name, entry in data["packages"].items() if entry["file_name"] in shipped}
+    return json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
+
+
 def runtime_files(config: Config, workdir: Path) -> dict[str, bytes]:
     """Pyodide's boot files, the engine wheel and a lock file that lists it."""
     package = check_pyodide(config)
@@ -687,7 +699,8 @@ def runtime_files(config: Config, workdir: Path) -> dict[str, bytes]:
                    check=True, stdout=subprocess.DEVNULL)
     files = {f"pyodide/{name}": (package / name).read_bytes() for name in PYODIDE_FILES}
     files[f"pyodide/{wheel.name}"] = wheel.read_bytes()
-    files["pyodide/pyodide-lock.json"] = (stage / "pyodide-lock.json").read_bytes()
+    files["pyodide/pyodide-lock.json"] = shipped_packages_only(
+        (stage / "pyodide-lock.json").read_bytes(), {name.removeprefix("pyodide/") for name in files})
     files[f"pyodide/{SNAPSHOT_NAME}"] = make_snapshot(package, wheel, stage / SNAPSHOT_NAME)  # memory snapshot
     return files
 

@@ -10,6 +10,8 @@ plainly, and the page still goes live.
 from __future__ import annotations
 
 import gzip
+import hashlib
+import json
 import re
 import shutil
 import struct
@@ -90,6 +92,17 @@ def test_snapshot_is_built_gzipped_and_matches_the_shipped_runtime(built_site):
     assert re.search(r'BUILD_ID:"([0-9a-f]{64})"', loader).group(1) == build_id
     assert len(packed) < len(snapshot) / 3
     assert str(build.ROOT).encode() not in snapshot, "the snapshot holds a path of the build machine"
+
+
+def test_the_lock_file_lists_only_what_the_site_ships(built_site):
+    """Pyodide's lock names its whole distribution; the site's names the engine wheel alone."""
+    lock = json.loads((built_site / "pyodide" / "pyodide-lock.json").read_bytes())
+    assert set(lock["packages"]) == {"wargame-engine"}
+    assert lock["info"]["python"].startswith("3.")
+    for entry in lock["packages"].values():
+        shipped = built_site / "pyodide" / entry["file_name"]
+        assert shipped.is_file(), entry["file_name"]
+        assert hashlib.sha256(shipped.read_bytes()).hexdigest() == entry["sha256"]
 
 
 # Booting from it ----------------------------------------------------------------
