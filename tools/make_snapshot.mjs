@@ -32,7 +32,7 @@ if (!outPath) {
 const indexURL = resolve(pyodideDir) + "/";
 const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
 const { default: createModule } = await import(pathToFileURL(indexURL + "pyodide.asm.mjs").href);
-const { readSnapshot } = await import(new URL("../site/static/snapshot.js", import.meta.url).href);
+const { readSnapshot, SPARSE_MAGIC, SPARSE_VERSION } = await import(new URL("../site/static/snapshot.js", import.meta.url).href);
 
 const quiet = { stdout: () => {}, stderr: (line) => console.error(line) };
 
@@ -120,7 +120,7 @@ function sparse(plain) {
     if (!zero.equals(plain.subarray(header + k * PAGE, header + (k + 1) * PAGE))) kept.push(k);
   }
   const fixed = new DataView(new ArrayBuffer(24 + 4 * kept.length));
-  [0x70737200, 1, plain.length, header, PAGE, kept.length].forEach((n, i) => fixed.setUint32(4 * i, n, true));
+  [SPARSE_MAGIC, SPARSE_VERSION, plain.length, header, PAGE, kept.length].forEach((n, i) => fixed.setUint32(4 * i, n, true));
   kept.forEach((k, i) => fixed.setUint32(24 + 4 * i, k, true));
   return Buffer.concat([new Uint8Array(fixed.buffer), plain.subarray(0, header),
     ...kept.map((k) => plain.subarray(header + k * PAGE, header + (k + 1) * PAGE))]);

@@ -14,7 +14,7 @@
 // build), Pyodide starts before the snapshot has arrived, on a stand-in of
 // that size: it compiles the WebAssembly and sets up its runtime while a
 // helper worker downloads and inflates the snapshot (loadSnapshot), and only
-// the restore waits for it (bootAlongside). The snapshot is sparse (its
+// the restore waits for it (bootOn). The snapshot is sparse (its
 // all-zero pages left out) and goes straight into Pyodide's memory
 // (snapshot.js).
 //

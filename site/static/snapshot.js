@@ -17,8 +17,8 @@
 export const HELPER_NAME = "rules-explorer-snapshot";
 
 const PYODIDE_MAGIC = 0x706e7300; // "\0snp" as Pyodide writes it (little-endian u32)
-const SPARSE_MAGIC = 0x70737200; // "\0rsp": ours
-const SPARSE_VERSION = 1;
+export const SPARSE_MAGIC = 0x70737200; // "\0rsp": ours
+export const SPARSE_VERSION = 1;
 // A sparse snapshot, all numbers little-endian u32:
 //   0  SPARSE_MAGIC          4  SPARSE_VERSION
 //   8  length of the plain snapshot it stands for (what Pyodide sizes its memory by)
