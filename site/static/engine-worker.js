@@ -187,13 +187,18 @@ class SizeMismatch extends Error {}
 // at it, so the bytes go straight from the helper into Pyodide's memory. The
 // stand-in is never written, so its pages are never touched.
 async function bootOn(size, loadPyodide, createModule, snapshot) {
+  let pending = snapshot; // Pyodide keeps this factory for good: it lets go of the 17 MB once used
   const createPyodideModule = async (settings) => {
     const module = await createModule(settings);
     stage("runtime_ready");
-    const image = await snapshot;
+    const image = await pending;
+    pending = null;
     if (image.length !== size) throw new SizeMismatch();
     const pyodideRestore = module.API.restoreSnapshot;
-    module.API.restoreSnapshot = () => image.restore(module, pyodideRestore);
+    module.API.restoreSnapshot = () => {
+      module.API.restoreSnapshot = pyodideRestore; // once
+      return image.restore(module, pyodideRestore);
+    };
     return module;
   };
   return loadPyodide({ ...OPTIONS, createPyodideModule, _loadSnapshot: handOver(new Uint8Array(size)) });
