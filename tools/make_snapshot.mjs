@@ -90,9 +90,10 @@ const restored = await loadPyodide({
   _loadSnapshot: new Uint8Array(snapshot.length), // Pyodide reads only its size
   createPyodideModule: async (settings) => {
     const module = await createModule(settings);
-    const pyodideRestore = module.API.restoreSnapshot;
-    module.API.restoreSnapshot = () => {
-      const restoredSettings = readSnapshot(packed).restore(module, pyodideRestore);
+    readSnapshot(packed).restoreInto(module); // as the engine worker does
+    const restore = module.API.restoreSnapshot;
+    module.API.restoreSnapshot = (...args) => {
+      const restoredSettings = restore(...args);
       sameMemory(module.HEAPU8, snapshot);
       compared = true;
       return restoredSettings;

@@ -194,11 +194,7 @@ async function bootOn(size, loadPyodide, createModule, snapshot) {
     const image = await pending;
     pending = null;
     if (image.length !== size) throw new SizeMismatch();
-    const pyodideRestore = module.API.restoreSnapshot;
-    module.API.restoreSnapshot = () => {
-      module.API.restoreSnapshot = pyodideRestore; // once
-      return image.restore(module, pyodideRestore);
-    };
+    image.restoreInto(module);
     return module;
   };
   return loadPyodide({ ...OPTIONS, createPyodideModule, _loadSnapshot: handOver(new Uint8Array(size)) });

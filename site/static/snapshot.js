@@ -34,15 +34,27 @@ export function reason(err) {
 }
 
 // The snapshot a file holds, plain or sparse: `length` is the plain snapshot's
-// length, which Pyodide sizes its memory by, and `restore(module,
-// pyodideRestore)` puts it into a freshly created Pyodide module's memory in
-// place of Pyodide's own restore (module.API.restoreSnapshot, passed in).
+// length, which Pyodide sizes its memory by, and `restoreInto(module)` makes a
+// freshly created Pyodide module restore this snapshot when Pyodide next asks
+// for its restore (module.API.restoreSnapshot, for one use: afterwards neither
+// the module nor the hook holds the bytes).
 export function readSnapshot(bytes) {
   const words = bytes.length >= SPARSE_FIXED ? new DataView(bytes.buffer, bytes.byteOffset, SPARSE_FIXED) : null;
   const magic = words && words.getUint32(0, true);
-  if (magic === PYODIDE_MAGIC && bytes.length > 64) return denseSnapshot(bytes);
-  if (magic === SPARSE_MAGIC && words.getUint32(4, true) === SPARSE_VERSION) return sparseSnapshot(bytes);
-  throw new Error("the snapshot is not a Pyodide memory snapshot");
+  let image;
+  if (magic === PYODIDE_MAGIC && bytes.length > 64) image = denseSnapshot(bytes);
+  else if (magic === SPARSE_MAGIC && words.getUint32(4, true) === SPARSE_VERSION) image = sparseSnapshot(bytes);
+  else throw new Error("the snapshot is not a Pyodide memory snapshot");
+  return {
+    length: image.length,
+    restoreInto(module) {
+      const pyodideRestore = module.API.restoreSnapshot;
+      module.API.restoreSnapshot = () => {
+        module.API.restoreSnapshot = pyodideRestore;
+        return image.restore(module, pyodideRestore);
+      };
+    },
+  };
 }
 
 function denseSnapshot(bytes) {
