@@ -137,18 +137,20 @@ def test_snapshot_boot_changes_and_rolls_like_cpython(guarded_page, site_url):
 
 # Falling back to the plain boot -------------------------------------------------
 
+def _pyodide_header(build_id: bytes) -> bytes:
+    """A well-formed 64-byte Pyodide snapshot header (empty settings) for `build_id`."""
+    return (struct.pack("<4I", SNAPSHOT_MAGIC, 64, 2, 0) + build_id + b"{}").ljust(64, b"\0")
+
+
 def _fake_snapshot(build_id: bytes) -> bytes:
-    """A well-formed plain snapshot header for another Pyodide build: restoring must refuse it."""
-    header = struct.pack("<4I", SNAPSHOT_MAGIC, 64, 2, 0) + build_id + b"{}"
-    return gzip.compress(header.ljust(PAGE + 64, b"\0"))
+    """A well-formed plain snapshot for another Pyodide build: restoring must refuse it."""
+    return gzip.compress(_pyodide_header(build_id).ljust(PAGE + 64, b"\0"))
 
 
 def _short_sparse_snapshot() -> bytes:
     """A sparse snapshot whose page list promises a page that is not there."""
-    header = struct.pack("<4I", SNAPSHOT_MAGIC, 64, 2, 0) + b"\0" * 32 + b"{}"
-    header = header.ljust(64, b"\0")
     fixed = struct.pack("<7I", build.SPARSE_MAGIC, 1, 64 + 2 * PAGE, 64, PAGE, 1, 1)
-    return gzip.compress(fixed + header)
+    return gzip.compress(fixed + _pyodide_header(b"\0" * 32))
 
 
 FAILURES = {
