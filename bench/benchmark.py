@@ -149,6 +149,17 @@ FORCE_RELOAD_SCRIPT = """
 window.addEventListener("click", (e) => { if (e.target.closest && e.target.closest("a[href]")) e.stopPropagation(); }, true);
 """
 
+BOOT_STAGES_JS = """() => {
+  // The engine worker's boot stages, in ms since this page's time origin (not a figure: for reading the JSON).
+  const engine = window.rulesExplorer?.engine;
+  if (!engine?.bootStages || !engine.bootOrigin) return null;
+  const shift = engine.bootOrigin - performance.timeOrigin;
+  const marks = Object.fromEntries(["engine-start", "engine-ready", "widgets-live"]
+    .map((n) => [n, performance.getEntriesByName(n)[0]?.startTime]).filter(([, t]) => t !== undefined));
+  const stages = Object.fromEntries(Object.entries(engine.bootStages).map(([k, v]) => [k, v + shift]));
+  return Object.fromEntries(Object.entries({ ...marks, ...stages }).map(([k, v]) => [k, Math.round(v)]).sort((a, b) => a[1] - b[1]));
+}"""
+
 RECOMPUTE_JS = """
 async ({ instance, selector, values, count, timeoutMs }) => {
   const section = document.getElementById(instance);
@@ -488,7 +499,8 @@ def load_site(page: Any, server: Server, target: Target) -> dict[str, Any]:
     probe = page.evaluate("p => (window.__bench.live.find(e => e.path === p) || {}).perf ?? null", path)
     sample = {"live_ms": probe, "fcp_ms": fcp(page), "boot": page.evaluate("() => document.documentElement.dataset.boot ?? null"),
               # parsing had finished (the pre-rendered results were in the DOM) by first paint if this is <= fcp_ms
-              "dom_interactive_ms": page.evaluate("() => performance.getEntriesByType('navigation')[0]?.domInteractive ?? null")}
+              "dom_interactive_ms": page.evaluate("() => performance.getEntriesByType('navigation')[0]?.domInteractive ?? null"),
+              "boot_stages": page.evaluate(BOOT_STAGES_JS)}
     sample["transfer"] = transfer(server.since(mark))
     sample["playwright_transfer"] = loads.playwright_bytes()
     return sample

@@ -53,6 +53,7 @@ class Engine {
     if (data.type === "ready") {
       document.documentElement.dataset.boot = data.boot; // "snapshot", or "plain" when the snapshot failed
       this.bootStages = data.stages;
+      this.bootOrigin = data.timeOrigin; // the worker's performance.timeOrigin, which its stages count from
       performance.mark("engine-ready");
       const fallback = data.fallback ? `, started without the snapshot (${data.fallback})` : "";
       return this.setState("live", `Live: the engine answered after ${data.ms} ms${fallback}.`);
