@@ -243,6 +243,22 @@ def test_the_snapshot_is_inflated_beside_pyodides_start(guarded_page, site_url):
     assert "snapshot_from_helper" in stages, "the snapshot was not inflated by its helper worker"
 
 
+@pytest.mark.parametrize("boot", ["snapshot", "plain"])
+def test_the_start_compiles_each_small_wrapper_module_once(page, site_url, boot):
+    """Pyodide wraps some 260 JavaScript functions in tiny WebAssembly modules as it
+    starts; the worker compiles each distinct one once, on either boot."""
+    page.set_default_timeout(BOOT_MS)
+    if boot == "plain":
+        page.route("**/pyodide/" + build.SNAPSHOT_NAME, lambda route: route.fulfill(status=404, body="gone"))
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == boot
+    counts = page.evaluate("window.rulesExplorer.engine.bootSmallModules")
+    assert counts["asked"] > 100, counts
+    assert 0 < counts["compiled"] < counts["asked"] / 4, counts
+    assert_widgets_match_cpython(page, SG_PAGE)
+
+
 def test_a_plain_pyodide_snapshot_still_boots(guarded_page, site_url, built_site):
     """The worker reads a snapshot as Pyodide writes it (all pages) as well as the sparse one."""
     page = guarded_page

@@ -78,6 +78,38 @@ function compileEarly(url) {
   };
 }
 
+// Emscripten puts each JavaScript function that C code takes the address of
+// into the WebAssembly table by compiling a tiny module around it
+// (convertJsFunctionToWasm): Pyodide's start does so about 260 times, with
+// about 30 distinct modules (one per signature). While Python starts,
+// `new WebAssembly.Module` of such a small byte string compiles each distinct
+// one once; anything else goes to WebAssembly as it is. Returns the undo,
+// which tells how many were asked for and how many compiled.
+const SMALL_MODULE_BYTES = 128;
+function compileSmallModulesOnce() {
+  const Module = WebAssembly.Module;
+  const compiled = new Map();
+  let asked = 0;
+  function OnceModule(bytes) {
+    if (!new.target) return Module(...arguments); // throws, as WebAssembly.Module does without new
+    if (arguments.length !== 1 || !(bytes instanceof Uint8Array) || bytes.length > SMALL_MODULE_BYTES) {
+      return Reflect.construct(Module, arguments, new.target);
+    }
+    asked++;
+    const key = String(bytes);
+    let module = compiled.get(key);
+    if (!module) compiled.set(key, (module = new Module(bytes)));
+    return module;
+  }
+  Object.setPrototypeOf(OnceModule, Module); // WebAssembly.Module.imports() and the like
+  OnceModule.prototype = Module.prototype; // instanceof WebAssembly.Module holds
+  WebAssembly.Module = OnceModule;
+  return () => {
+    WebAssembly.Module = Module;
+    return { asked, compiled: compiled.size };
+  };
+}
+
 function status(stage, detail) {
   self.postMessage({ type: "status", stage, detail });
 }
@@ -123,11 +155,13 @@ function fetchSnapshot(snapshotJs) {
   });
 }
 
-function engine(pyodide) {
+// The engine's request handler. After a plain boot, a first request imports
+// every game system and proves the engine answers before the page is told it
+// is live; a snapshot has them imported already, and the build checked that
+// it answers (tools/make_snapshot.mjs).
+function engine(pyodide, { describe }) {
   const api = pyodide.pyimport("engine.api");
-  // Imports every game system (after a snapshot boot they already are) and
-  // proves the engine answers before the page is told it is live.
-  api.handle(JSON.stringify({ op: "describe" }));
+  if (describe) api.handle(JSON.stringify({ op: "describe" }));
   const handle = (message) => JSON.parse(api.handle(JSON.stringify(message)));
   handle.warmUpRequests = () => JSON.parse(pyodide.runPython("import json, engine.api; json.dumps(engine.api.warm_up_requests())"));
   return handle;
@@ -214,15 +248,17 @@ async function bootFromSnapshot(loadPyodide, createModule, snapshot) {
   stage("python_restored");
   // A snapshot freezes Python's random state: without this every page would
   // start from the same one. (Rolls with a seed use their own Random.)
-  pyodide.runPython("import random; random.seed()");
-  return engine(pyodide);
+  const random = pyodide.pyimport("random");
+  random.seed();
+  random.destroy();
+  return engine(pyodide, { describe: false });
 }
 
 async function bootPlain(loadPyodide) {
   const pyodide = await loadPyodide(OPTIONS);
   status("engine", "Loading the rules engine");
   await pyodide.loadPackage("wargame-engine", { messageCallback: () => {}, errorCallback: (m) => status("engine", m) });
-  return engine(pyodide);
+  return engine(pyodide, { describe: true });
 }
 
 const stages = {}; // ms since the worker's time origin (sent as timeOrigin), for the benchmark
@@ -244,6 +280,8 @@ async function boot() {
   let handle;
   let kind = "snapshot";
   let fallback;
+  const undoSmallModules = compileSmallModulesOnce();
+  let smallModules;
   try {
     handle = await bootFromSnapshot(loadPyodide, createModule, snapshot);
   } catch (err) {
@@ -251,9 +289,11 @@ async function boot() {
     fallback = reason(err);
     status("python", `Starting without the snapshot (${fallback})`);
     handle = await bootPlain(loadPyodide);
+  } finally {
+    smallModules = undoSmallModules();
   }
   stage("engine_ready");
-  const ready = { type: "ready", ms: Math.round(performance.now() - started), boot: kind, stages, timeOrigin: performance.timeOrigin };
+  const ready = { type: "ready", ms: Math.round(performance.now() - started), boot: kind, stages, timeOrigin: performance.timeOrigin, smallModules };
   if (fallback) ready.fallback = fallback;
   self.postMessage(ready);
   return handle;

@@ -54,6 +54,7 @@ class Engine {
       document.documentElement.dataset.boot = data.boot; // "snapshot", or "plain" when the snapshot failed
       this.bootStages = data.stages;
       this.bootOrigin = data.timeOrigin; // the worker's performance.timeOrigin, which its stages count from
+      this.bootSmallModules = data.smallModules; // {asked, compiled}: see compileSmallModulesOnce
       performance.mark("engine-ready");
       const fallback = data.fallback ? `, started without the snapshot (${data.fallback})` : "";
       return this.setState("live", `Live: the engine answered after ${data.ms} ms${fallback}.`);
