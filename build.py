@@ -643,7 +643,8 @@ def check_pyodide(config: Config) -> Path:
 # -- memory snapshot (tools/make_snapshot.mjs) -------------------------------
 SNAPSHOT_NAME = "snapshot.bin.gz"
 """Pyodide's memory after starting Python and importing the engine; the worker boots from it."""
-SPARSE_MAGIC = 0x70737200  # "\0rsp", little-endian: a snapshot without its all-zero pages
+SPARSE_MAGIC = 0x70737200  # "\0rsp", little-endian: a snapshot without the pages a fresh runtime has
+SPARSE_VERSION = 2
 
 
 def make_snapshot(package: Path, wheel: Path, out: Path) -> bytes:
@@ -666,7 +667,7 @@ def snapshot_size(packed: bytes) -> int:
     """
     head = zlib.decompressobj(wbits=31).decompress(packed, 24)
     magic, version, size = struct.unpack_from("<3I", head)
-    if (magic, version) != (SPARSE_MAGIC, 1):
+    if (magic, version) != (SPARSE_MAGIC, SPARSE_VERSION):
         raise BuildError("the memory snapshot is not in the sparse layout site/static/snapshot.js reads")
     return size
 # -- end of memory snapshot ---------------------------------------------------

@@ -31,26 +31,87 @@ SNAPSHOT_MAGIC = 0x706E7300  # "\0snp", little-endian, as Pyodide writes it
 PAGE = 65536
 
 
-def plain_snapshot(packed: bytes) -> bytes:
-    """The plain Pyodide snapshot a shipped (sparse, gzipped) one stands for.
+def _leb128(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, at
 
-    Written from the layout described in site/static/snapshot.js, independently
-    of the JavaScript that reads it there.
-    """
+
+def fresh_memory(wasm: bytes, size: int) -> bytearray:
+    """Memory as instantiating the WebAssembly leaves it: zero, with the
+    module's active data segments in place (read from its data section)."""
+    memory = bytearray(size)
+    at = 8
+    while at < len(wasm):
+        section, at = wasm[at], at + 1
+        length, at = _leb128(wasm, at)
+        if section == 11:  # data
+            body, i = wasm[at:at + length], 0
+            count, i = _leb128(body, i)
+            for _ in range(count):
+                flags, i = _leb128(body, i)
+                assert flags == 0 and body[i] == 0x41, "a data segment not placed at a constant address"
+                offset, i = _leb128(body, i + 1)  # i32.const (non-negative here), then end
+                assert body[i] == 0x0B
+                n, i = _leb128(body, i + 1)
+                memory[offset:offset + n] = body[i:i + n]
+                i += n
+        at += length
+    return memory
+
+
+def page_sum(page: bytes) -> int:
+    """FNV-1a over the page's little-endian 32-bit words (snapshot.js's pageSum)."""
+    total = 0x811C9DC5
+    for (word,) in struct.iter_unpack("<I", page):
+        total = ((total ^ word) * 0x01000193) & 0xFFFFFFFF
+    return total
+
+
+def read_sparse(packed: bytes) -> dict:
+    """The parts of a shipped (sparse, gzipped) snapshot, read from the layout
+    described in site/static/snapshot.js, independently of the JavaScript
+    that reads it there."""
     sparse = gzip.decompress(packed)
-    magic, version, length, header, page, count = struct.unpack_from("<6I", sparse)
-    assert (magic, version, page) == (build.SPARSE_MAGIC, 1, PAGE)
-    kept = struct.unpack_from(f"<{count}I", sparse, 24)
-    assert list(kept) == sorted(set(kept)), "the kept pages are not in ascending order"
-    pages_at = 24 + 4 * count + header
+    magic, version, length, header, page, count, held = struct.unpack_from("<7I", sparse)
+    assert (magic, version, page) == (build.SPARSE_MAGIC, build.SPARSE_VERSION, PAGE)
+    kept = struct.unpack_from(f"<{count}I", sparse, 28)
+    held_pages = struct.unpack_from(f"<{held}I", sparse, 28 + 4 * count)
+    held_sums = struct.unpack_from(f"<{held}I", sparse, 28 + 4 * (count + held))
+    for pages in (kept, held_pages):
+        assert list(pages) == sorted(set(pages)), "a page list is not in ascending order"
+    assert not set(kept) & set(held_pages), "a page is both kept and held"
+    pages_at = 28 + 4 * (count + 2 * held) + header
     assert len(sparse) == pages_at + count * page
-    plain = bytearray(length)
-    plain[:header] = sparse[24 + 4 * count:pages_at]
-    for i, k in enumerate(kept):
-        data = sparse[pages_at + i * page:pages_at + (i + 1) * page]
+    return {"sparse": sparse, "length": length, "header": sparse[pages_at - header:pages_at],
+            "kept": {k: sparse[pages_at + i * page:pages_at + (i + 1) * page] for i, k in enumerate(kept)},
+            "held": dict(zip(held_pages, held_sums))}
+
+
+def plain_snapshot(packed: bytes, wasm: bytes) -> bytes:
+    """The plain Pyodide snapshot a shipped one stands for. The pages it leaves
+    to the runtime are the WebAssembly's own data: taken from `wasm` (the
+    shipped pyodide.asm.wasm) and held against their checksums."""
+    parts = read_sparse(packed)
+    header = parts["header"]
+    plain = bytearray(parts["length"])
+    plain[:len(header)] = header
+    for k, data in parts["kept"].items():
         assert any(data), f"page {k} is all zero: it should have been left out"
-        plain[header + k * page:header + (k + 1) * page] = data
+        plain[len(header) + k * PAGE:len(header) + (k + 1) * PAGE] = data
+    data_image = fresh_memory(wasm, parts["length"] - len(header))
+    for k, checksum in parts["held"].items():
+        data = data_image[k * PAGE:(k + 1) * PAGE]
+        assert page_sum(data) == checksum, f"held page {k} is not the WebAssembly's own data"
+        plain[len(header) + k * PAGE:len(header) + (k + 1) * PAGE] = data
     return bytes(plain)
+
+
 LIVE = "() => document.documentElement.dataset.engine === 'live'"
 
 
@@ -79,8 +140,10 @@ def test_snapshot_is_built_gzipped_and_matches_the_shipped_runtime(built_site):
     packed = (built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()
     assert packed[:2] == b"\x1f\x8b", "the snapshot is not gzip"
     sparse = gzip.decompress(packed)
-    snapshot = plain_snapshot(packed)
-    assert len(sparse) < 0.7 * len(snapshot), "the all-zero pages were not left out"
+    snapshot = plain_snapshot(packed, (built_site / "pyodide" / "pyodide.asm.wasm").read_bytes())
+    assert len(sparse) < 0.5 * len(snapshot), "the all-zero pages and those the runtime holds were not left out"
+    held = read_sparse(packed)["held"]
+    assert len(held) > 20, "the pages the fresh runtime already holds were shipped"
     magic, offset, json_length = struct.unpack_from("<3I", snapshot)
     assert magic == SNAPSHOT_MAGIC
     assert (len(snapshot) - offset) % PAGE == 0, "the heap is not whole WebAssembly pages"
@@ -149,7 +212,7 @@ def _fake_snapshot(build_id: bytes) -> bytes:
 
 def _short_sparse_snapshot() -> bytes:
     """A sparse snapshot whose page list promises a page that is not there."""
-    fixed = struct.pack("<7I", build.SPARSE_MAGIC, 1, 64 + 2 * PAGE, 64, PAGE, 1, 1)
+    fixed = struct.pack("<8I", build.SPARSE_MAGIC, build.SPARSE_VERSION, 64 + 2 * PAGE, 64, PAGE, 1, 0, 1)
     return gzip.compress(fixed + _pyodide_header(b"\0" * 32))
 
 
@@ -187,11 +250,31 @@ def test_failed_snapshot_falls_back_to_the_plain_boot_visibly(page, site_url, fa
     assert guard.foreign == []
 
 
+def test_a_runtime_that_holds_other_pages_is_not_restored_into(page, site_url, built_site):
+    """The pages a snapshot leaves to the fresh runtime are checked before the
+    restore: where the runtime holds something else, the worker boots plainly
+    and says why."""
+    sparse = bytearray(gzip.decompress((built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()))
+    count, held = struct.unpack_from("<2I", sparse, 20)
+    first_page, = struct.unpack_from("<I", sparse, 28 + 4 * count)
+    first_sum = 28 + 4 * (count + held)
+    struct.pack_into("<I", sparse, first_sum, struct.unpack_from("<I", sparse, first_sum)[0] ^ 1)
+    spoilt = gzip.compress(bytes(sparse), 1)
+    page.set_default_timeout(BOOT_MS)
+    page.route("**/pyodide/" + build.SNAPSHOT_NAME, lambda route: route.fulfill(body=spoilt))
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == "plain"
+    status = page.text_content(f"#{SG} .engine-status")
+    assert f"the snapshot does not fit this runtime: its memory page {first_page} differs" in status, status
+    assert_widgets_match_cpython(page, SG_PAGE)
+
+
 # Starting Pyodide while the snapshot downloads -------------------------------------
 
 def test_pages_carry_the_snapshots_size(built_site):
     """The worker sizes Pyodide's memory from it before the snapshot has arrived."""
-    size = len(plain_snapshot((built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()))
+    size = read_sparse((built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes())["length"]
     for path in ("index.html", SG_PAGE, "glossary.html"):
         html = (built_site / path).read_text()
         tag = re.search(r'<script src="[^"]*static/engine-start\.js"([^>]*)>', html)
@@ -262,7 +345,8 @@ def test_the_start_compiles_each_small_wrapper_module_once(page, site_url, boot)
 def test_a_plain_pyodide_snapshot_still_boots(guarded_page, site_url, built_site):
     """The worker reads a snapshot as Pyodide writes it (all pages) as well as the sparse one."""
     page = guarded_page
-    plain = gzip.compress(plain_snapshot((built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()), 1)
+    pyodide = built_site / "pyodide"
+    plain = gzip.compress(plain_snapshot((pyodide / build.SNAPSHOT_NAME).read_bytes(), (pyodide / "pyodide.asm.wasm").read_bytes()), 1)
     page.route("**/pyodide/" + build.SNAPSHOT_NAME, lambda route: route.fulfill(body=plain))
     page.goto(site_url + SG_PAGE)
     wait_live(page)

@@ -7,12 +7,14 @@
 // checked on restore). The engine wheel is unpacked with unpackArchive (a
 // snapshot cannot follow loadPackage), every engine module is imported, every
 // widget answers once (engine.api.warm_up), and the snapshot is taken. It is
-// written sparse (its all-zero pages left out; site/static/snapshot.js has the
-// layout) and gzip-compressed, and checked first: restored the way the worker
-// restores it, the memory must equal Pyodide's own restore byte for byte, and
-// the engine must answer.
+// written sparse (site/static/snapshot.js has the layout: its all-zero pages
+// left out, and the pages that a fresh runtime, started twice here, holds
+// already as the snapshot has them, with a checksum each) and gzip-compressed,
+// and checked first: restored the way the worker restores it, the memory must
+// equal Pyodide's own restore byte for byte, and the engine must answer.
 // Prints one JSON line: {"bytes": the plain snapshot's size, "sparse": the
-// file's size before gzip, "gzip": after, ...}.
+// file's size before gzip, "gzip": after, "held_pages": how many pages the
+// fresh runtime supplies, ...}.
 //
 // A restored snapshot has Python's memory but not the file system: the wheel's
 // files are gone, so everything the engine will ever import must be imported
@@ -32,7 +34,7 @@ if (!outPath) {
 const indexURL = resolve(pyodideDir) + "/";
 const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
 const { default: createModule } = await import(pathToFileURL(indexURL + "pyodide.asm.mjs").href);
-const { readSnapshot, SPARSE_MAGIC, SPARSE_VERSION } = await import(new URL("../site/static/snapshot.js", import.meta.url).href);
+const { readSnapshot, pageSum, SPARSE_MAGIC, SPARSE_VERSION } = await import(new URL("../site/static/snapshot.js", import.meta.url).href);
 
 const quiet = { stdout: () => {}, stderr: (line) => console.error(line) };
 
@@ -80,7 +82,7 @@ pyodide.runPython("del _import_all_result; import gc; gc.collect()");
 // that is not reachable from globalThis.
 const snapshot = pyodide.makeMemorySnapshot();
 
-const packed = sparse(snapshot);
+const packed = sparse(snapshot, [await freshMemory(snapshot.length), await freshMemory(snapshot.length)]);
 
 // The snapshot must restore, as the worker restores it, and answer before the
 // site ships it.
@@ -107,22 +109,50 @@ const check = JSON.parse(restored.runPython("_check_result"));
 
 const gzipped = gzipSync(packed); // level 9 saves 0.6 % for 1.5 s more
 writeFileSync(outPath, gzipped);
-console.log(JSON.stringify({ bytes: snapshot.length, sparse: packed.length, gzip: gzipped.length, ...info, ...check }));
+const held = new DataView(packed.buffer, packed.byteOffset, 28).getUint32(24, true);
+console.log(JSON.stringify({ bytes: snapshot.length, sparse: packed.length, gzip: gzipped.length, held_pages: held, ...info, ...check }));
 
-// Pyodide's snapshot without its all-zero pages, laid out as snapshot.js reads it.
-function sparse(plain) {
+// The memory of a fresh runtime at the point where Pyodide restores a
+// snapshot into it: the WebAssembly's data and what the runtime's start wrote.
+async function freshMemory(size) {
+  const stop = new Error("stopped at the restore");
+  let memory;
+  try {
+    await loadPyodide({
+      indexURL, packages: [], ...quiet, _loadSnapshot: new Uint8Array(size),
+      createPyodideModule: async (settings) => {
+        memory = (await createModule(settings)).HEAPU8.slice();
+        throw stop;
+      },
+    });
+  } catch (err) {
+    if (err !== stop) throw err;
+  }
+  return memory;
+}
+
+// Pyodide's snapshot laid out as snapshot.js reads it: without its all-zero
+// pages, and without the pages every fresh runtime in `fresh` holds as the
+// snapshot has them (only their numbers and checksums).
+function sparse(snapshot, fresh) {
   const PAGE = 65536;
+  const plain = Buffer.from(snapshot.buffer, snapshot.byteOffset, snapshot.length);
   const header = new DataView(plain.buffer, plain.byteOffset, 8).getUint32(4, true); // where the memory image starts
   const image = plain.length - header;
   if (image % PAGE !== 0) throw new Error(`the snapshot's memory is not whole pages: ${image} bytes`);
   const zero = Buffer.alloc(PAGE);
   const kept = [];
+  const held = [];
   for (let k = 0; k < image / PAGE; k++) {
-    if (!zero.equals(plain.subarray(header + k * PAGE, header + (k + 1) * PAGE))) kept.push(k);
+    const page = plain.subarray(header + k * PAGE, header + (k + 1) * PAGE);
+    if (zero.equals(page)) continue;
+    if (fresh.every((memory) => page.equals(memory.subarray(k * PAGE, (k + 1) * PAGE)))) held.push(k);
+    else kept.push(k);
   }
-  const fixed = new DataView(new ArrayBuffer(24 + 4 * kept.length));
-  [SPARSE_MAGIC, SPARSE_VERSION, plain.length, header, PAGE, kept.length].forEach((n, i) => fixed.setUint32(4 * i, n, true));
-  kept.forEach((k, i) => fixed.setUint32(24 + 4 * i, k, true));
+  const numbers = [...kept, ...held, ...held.map((k) => pageSum(plain, header + k * PAGE, PAGE))];
+  const fixed = new DataView(new ArrayBuffer(28 + 4 * numbers.length));
+  [SPARSE_MAGIC, SPARSE_VERSION, plain.length, header, PAGE, kept.length, held.length].forEach((n, i) => fixed.setUint32(4 * i, n, true));
+  numbers.forEach((n, i) => fixed.setUint32(28 + 4 * i, n, true));
   return Buffer.concat([new Uint8Array(fixed.buffer), plain.subarray(0, header),
     ...kept.map((k) => plain.subarray(header + k * PAGE, header + (k + 1) * PAGE))]);
 }

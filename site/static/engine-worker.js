@@ -14,9 +14,9 @@
 // build), Pyodide starts before the snapshot has arrived, on a stand-in of
 // that size: it compiles the WebAssembly and sets up its runtime while a
 // helper worker downloads and inflates the snapshot (loadSnapshot), and only
-// the restore waits for it (bootOn). The snapshot is sparse (its
-// all-zero pages left out) and goes straight into Pyodide's memory
-// (snapshot.js).
+// the restore waits for it (bootOn). The snapshot is sparse (without its
+// all-zero pages and those the fresh runtime holds already) and goes
+// straight into Pyodide's memory (snapshot.js).
 //
 // Everything the boot downloads is requested at once, when the worker starts
 // (a worker has no <link rel=preload>): Pyodide asks for its runtime files only
@@ -221,7 +221,7 @@ class SizeMismatch extends Error {}
 // at it, so the bytes go straight from the helper into Pyodide's memory. The
 // stand-in is never written, so its pages are never touched.
 async function bootOn(size, loadPyodide, createModule, snapshot) {
-  let pending = snapshot; // Pyodide keeps this factory for good: it lets go of the 17 MB once used
+  let pending = snapshot; // Pyodide keeps this factory for good: it lets go of the 14 MB once used
   const createPyodideModule = async (settings) => {
     const module = await createModule(settings);
     stage("runtime_ready");

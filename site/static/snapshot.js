@@ -8,26 +8,42 @@
 // (One file for both, so the helper has no import of its own to wait for.)
 // tools/make_snapshot.mjs imports it too, to check the snapshot it writes.
 //
-// The build ships the snapshot sparse: about half of Pyodide's memory is
-// all-zero pages, which a fresh WebAssembly memory already is, so the file
-// keeps only the other pages (SPARSE_MAGIC below). Inflating and copying
-// 17 MB instead of 31 MB is about half the work. A plain Pyodide snapshot
-// ("\0snp", what makeMemorySnapshot returns) is read too.
+// The build ships the snapshot sparse. About half of Pyodide's memory is
+// all-zero pages, which a fresh WebAssembly memory already is, and another
+// 3 MB are pages the fresh runtime already holds as the snapshot has them
+// (the WebAssembly's own data, never written since): the file keeps only the
+// other pages (SPARSE_MAGIC below), 14 MB instead of 31 MB to inflate and
+// copy. Each page left to the runtime comes with a checksum, checked before
+// the restore: a runtime that holds something else there is not restored
+// into. A plain Pyodide snapshot ("\0snp", what makeMemorySnapshot returns)
+// is read too.
 
 export const HELPER_NAME = "rules-explorer-snapshot";
 
 const PYODIDE_MAGIC = 0x706e7300; // "\0snp" as Pyodide writes it (little-endian u32)
 export const SPARSE_MAGIC = 0x70737200; // "\0rsp": ours
-export const SPARSE_VERSION = 1;
+export const SPARSE_VERSION = 2;
 // A sparse snapshot, all numbers little-endian u32:
 //   0  SPARSE_MAGIC          4  SPARSE_VERSION
 //   8  length of the plain snapshot it stands for (what Pyodide sizes its memory by)
 //   12 header: length of Pyodide's header, which precedes the memory image
 //   16 page size              20 n, the number of pages kept
-//   24 the n kept page numbers, ascending; then Pyodide's header; then the n pages.
+//   24 m, the number of pages the fresh runtime holds already
+//   28 the n kept page numbers, ascending; the m held page numbers, ascending;
+//      the m held pages' checksums (pageSum); then Pyodide's header; then the
+//      n kept pages.
 // Page k covers bytes [header + k * page, header + (k + 1) * page) of the plain
-// snapshot, which is memory [k * page, (k + 1) * page).
-const SPARSE_FIXED = 24;
+// snapshot, which is memory [k * page, (k + 1) * page). Every other page of
+// the image is all zero.
+const SPARSE_FIXED = 28;
+
+// A page's checksum: FNV-1a over its little-endian 32-bit words.
+export function pageSum(bytes, at, length) {
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + at, length / 4);
+  let sum = 0x811c9dc5;
+  for (let i = 0; i < words.length; i++) sum = Math.imul(sum ^ words[i], 0x01000193);
+  return sum >>> 0;
+}
 
 export function reason(err) {
   return String(err && err.message ? err.message : err).split("\n")[0];
@@ -67,40 +83,61 @@ function denseSnapshot(bytes) {
 
 function sparseSnapshot(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const [length, header, pageSize, count] = [8, 12, 16, 20].map((at) => view.getUint32(at, true));
-  const pagesAt = SPARSE_FIXED + 4 * count + header;
-  if (bytes.length !== pagesAt + count * pageSize || (length - header) % pageSize !== 0) {
+  const [length, header, pageSize, count, held] = [8, 12, 16, 20, 24].map((at) => view.getUint32(at, true));
+  const pagesAt = SPARSE_FIXED + 4 * (count + 2 * held) + header;
+  const image = length - header; // the memory the snapshot covers
+  if (bytes.length !== pagesAt + count * pageSize || pageSize % 4 !== 0 || image % pageSize !== 0) {
     throw new Error("the snapshot is corrupt: its sparse layout does not add up");
   }
-  const pages = new Uint32Array(count);
-  for (let i = 0; i < count; i++) {
-    pages[i] = view.getUint32(SPARSE_FIXED + 4 * i, true);
-    if ((i > 0 && pages[i] <= pages[i - 1]) || (pages[i] + 1) * pageSize > length - header) {
-      throw new Error("the snapshot is corrupt: its page list is out of order");
+  const pageCount = image / pageSize;
+  const listed = (at, n) => {
+    const out = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      out[i] = view.getUint32(at + 4 * i, true);
+      if ((i > 0 && out[i] <= out[i - 1]) || out[i] >= pageCount) {
+        throw new Error("the snapshot is corrupt: its page list is out of order");
+      }
     }
+    return out;
+  };
+  const pages = listed(SPARSE_FIXED, count);
+  const heldPages = listed(SPARSE_FIXED + 4 * count, held);
+  const heldSums = new Uint32Array(held).map((_, i) => view.getUint32(SPARSE_FIXED + 4 * (count + held + i), true));
+  // What each page of the image is: KEPT + its index in the file, HELD, or zero.
+  const HELD = -1;
+  const ZERO = -2;
+  const kind = new Int32Array(pageCount).fill(ZERO);
+  pages.forEach((k, i) => { kind[k] = i; });
+  for (const k of heldPages) {
+    if (kind[k] !== ZERO) throw new Error("the snapshot is corrupt: a page is both kept and held");
+    kind[k] = HELD;
   }
-  const headerBytes = bytes.subarray(SPARSE_FIXED + 4 * count, pagesAt);
+  const headerBytes = bytes.subarray(pagesAt - header, pagesAt);
   const page = (i) => bytes.subarray(pagesAt + i * pageSize, pagesAt + (i + 1) * pageSize);
   return {
     length,
-    // Pyodide checks the header (magic, build id) and reads its settings from
-    // it; handed the header alone, it copies no memory. Then the kept pages go
-    // in, and the left-out ones are cleared where the fresh runtime has
+    // The held pages are checked first: a runtime that does not hold them as
+    // the snapshot has them is refused before anything is written. Pyodide
+    // then checks the header (magic, build id) and reads its settings from
+    // it; handed the header alone, it copies no memory. Then the kept pages
+    // go in, and the all-zero ones are cleared where the fresh runtime has
     // written: below its break (sbrk(0)). Above it the memory is still as
-    // WebAssembly made it, all zero; tools/make_snapshot.mjs checks, byte for
+    // WebAssembly made it, all zero. tools/make_snapshot.mjs checks, byte for
     // byte, that this restores the same memory as Pyodide's own restore.
     restore(module, pyodideRestore) {
-      const settings = pyodideRestore(headerBytes);
       const heap = module.HEAPU8;
-      const image = length - header; // the memory the snapshot covers
       if (heap.length < image) throw new Error("the snapshot does not fit Pyodide's memory");
+      heldPages.forEach((k, i) => {
+        if (pageSum(heap, k * pageSize, pageSize) !== heldSums[i]) {
+          throw new Error(`the snapshot does not fit this runtime: its memory page ${k} differs`);
+        }
+      });
+      const settings = pyodideRestore(headerBytes);
       const written = Math.min(module._sbrk(0) >>> 0, image);
-      let next = 0; // the first page not yet restored
-      for (let i = 0; i <= count; i++) {
-        const kept = i < count ? pages[i] : image / pageSize;
-        if (next * pageSize < written) heap.fill(0, next * pageSize, Math.min(kept * pageSize, written));
-        if (i < count) heap.set(page(i), kept * pageSize);
-        next = kept + 1;
+      for (let k = 0; k < pageCount; k++) {
+        const at = k * pageSize;
+        if (kind[k] >= 0) heap.set(page(kind[k]), at);
+        else if (kind[k] === ZERO && at < written) heap.fill(0, at, Math.min(at + pageSize, written));
       }
       return settings;
     },
@@ -152,9 +189,9 @@ function concat(chunks, length) {
 
 function expectedLength(head, size) {
   const view = new DataView(head.buffer, head.byteOffset, SPARSE_FIXED);
-  if (view.getUint32(0, true) !== SPARSE_MAGIC) return size;
-  const [header, pageSize, count] = [12, 16, 20].map((at) => view.getUint32(at, true));
-  return SPARSE_FIXED + 4 * count + header + count * pageSize;
+  if (view.getUint32(0, true) !== SPARSE_MAGIC || view.getUint32(4, true) !== SPARSE_VERSION) return size;
+  const [header, pageSize, count, held] = [12, 16, 20, 24].map((at) => view.getUint32(at, true));
+  return SPARSE_FIXED + 4 * (count + 2 * held) + header + count * pageSize;
 }
 
 // A stream of `first` and then whatever `reader` still has.
