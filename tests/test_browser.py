@@ -473,7 +473,8 @@ def test_a_change_just_before_leaving_stays_in_the_history_entry(guarded_page, s
 
 def test_the_pager_pages_are_fetched_ahead_and_used(guarded_page, site_url):
     """Once the page is live and the browser idle, the previous and next sections are
-    fetched; following the pager then swaps the fetched page in without asking again."""
+    fetched and parsed; following the pager then swaps the parsed page in without
+    asking again, and Back does the same with the page it left."""
     page = guarded_page
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url.split("?")[0].split("#")[0]))
@@ -484,10 +485,21 @@ def test_the_pager_pages_are_fetched_ahead_and_used(guarded_page, site_url):
     for href in hrefs:
         wait_until(page, "h => performance.getEntriesByName(h).length > 0", href, timeout=10_000)
     assert all(requested.count(h) == 1 for h in hrefs), requested
-    page.evaluate("document.querySelector('a[rel=next]').click()")
     next_path = "/" + hrefs[1].split("/", 3)[3]
+    # and parsed ahead, in idle time: the click only swaps the parsed page in
+    wait_until(page, "p => window.rulesExplorer.parsed.has(p)", next_path, timeout=10_000)
+    page.evaluate("document.querySelector('a[rel=next]').click()")
     wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", next_path, timeout=SETTLE_MS)
     assert requested.count(hrefs[1]) == 1, "the next page was fetched again"
+    assert page.evaluate("window.rulesExplorer.parsedUsed") == 1
+    assert not page.evaluate("p => window.rulesExplorer.parsed.has(p)", next_path), "a parsed copy was kept for reuse"
+    assert page.title() != "" and page.evaluate("document.querySelectorAll('header.site-header').length") == 1
+    # Back finds the page it left parsed ahead too (it is the new page's previous one)
+    url_path = "/" + url
+    wait_until(page, "p => window.rulesExplorer.parsed.has(p)", url_path, timeout=10_000)
+    page.go_back()
+    wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", url_path, timeout=SETTLE_MS)
+    assert page.evaluate("window.rulesExplorer.parsedUsed") == 2
 
 
 def test_home_page_link_into_a_system_starts_the_engine_once(guarded_page, site_url):

@@ -8,6 +8,13 @@ const SEED_KEY = "seed";
 const DEBOUNCE_MS = 150;
 const DEFAULT_SEED = "1";
 const PUBLISH_DELAY_MS = 150;
+const PARSED_AHEAD_MAX = 4; // pages parsed ahead of a click, kept at most
+
+// Runs `task` once the browser is idle; where it cannot tell, after `fallbackMs`.
+function whenIdle(task, fallbackMs) {
+  if (window.requestIdleCallback) window.requestIdleCallback(task);
+  else setTimeout(task, fallbackMs);
+}
 // Pyodide hangs rather than fails on some broken set-ups (a .wasm served with
 // the wrong type, a dropped download): after this long, say so.
 const BOOT_TIMEOUT_MS = globalThis.rulesExplorerBootTimeoutMs ?? 90_000;
@@ -446,6 +453,8 @@ class Site {
     this.widgets = [];
     this.mountId = 0;
     this.pages = new Map(); // url -> Promise<html text>, so back and forward are instant
+    this.parsed = new Map(); // url -> Document parsed ahead of a click (parseAhead), used once
+    this.parsedUsed = 0; // how many navigations found their page parsed ahead (tests read it)
     this.pinned = false; // head links made absolute (pinHeadLinks)
     this.publishTimer = null; // a pending publishState
     this.path = location.pathname + location.search;
@@ -504,14 +513,13 @@ class Site {
   // idle, fetch the pager's pages, so that following them swaps them in at once.
   prefetchNeighbours(mountId) {
     if (navigator.connection?.saveData) return;
-    const whenIdle = window.requestIdleCallback ?? ((task) => setTimeout(task, 500));
     whenIdle(() => {
       if (mountId !== this.mountId) return;
       for (const a of document.querySelectorAll("a[rel=next], a[rel=prev]")) {
         const url = this.inSite(a);
-        if (url) this.fetchPage(url).catch(() => {}); // a failure is the click's to handle
+        if (url) this.parseAhead(url);
       }
-    });
+    }, 500);
   }
 
   reportUnknown(unknown, links) {
@@ -564,7 +572,7 @@ class Site {
     for (const type of ["pointerover", "focusin"]) {
       document.addEventListener(type, (event) => {
         const url = this.inSite(event.target.closest?.("a[href]"));
-        if (url) this.fetchPage(url);
+        if (url) this.parseAhead(url);
       }, { passive: true });
     }
     history.scrollRestoration = "manual";
@@ -597,6 +605,29 @@ class Site {
     clearTimeout(this.publishTimer);
     this.publishTimer = null;
     this.navigate(new URL(location.href), false, event.state?.scrollY ?? 0);
+  }
+
+  // Parsing a page costs 10-20 ms, as much as the rest of a navigation: a page
+  // likely to be followed (the pager's, one under the pointer or focus) is
+  // fetched and then parsed while the browser is idle. A parsed copy serves
+  // one navigation (its nodes move into this document); later ones parse the
+  // fetched text again.
+  parseAhead(url) {
+    const key = url.pathname + url.search;
+    this.fetchPage(url).then((html) => whenIdle(() => {
+      if (this.parsed.has(key) || key === this.path) return;
+      if (this.parsed.size >= PARSED_AHEAD_MAX) this.parsed.delete(this.parsed.keys().next().value);
+      this.parsed.set(key, new DOMParser().parseFromString(html, "text/html"));
+    }, 50), () => {}); // a failure is the click's to handle
+  }
+
+  parsedPage(url, html) {
+    const key = url.pathname + url.search;
+    const ahead = this.parsed.get(key);
+    if (!ahead) return new DOMParser().parseFromString(html, "text/html");
+    this.parsed.delete(key);
+    this.parsedUsed++;
+    return ahead;
   }
 
   fetchPage(url) {
@@ -632,7 +663,7 @@ class Site {
       location.assign(url.href); // let the browser show whatever the server says
       return;
     }
-    const next = new DOMParser().parseFromString(html, "text/html");
+    const next = this.parsedPage(url, html);
     const parts = ["header.site-header", "div.layout", "footer.site-footer"];
     if (!parts.every((sel) => next.querySelector(sel) && document.querySelector(sel))) {
       location.assign(url.href);
