@@ -42,7 +42,7 @@ def _leb128(data: bytes, at: int) -> tuple[int, int]:
             return value, at
 
 
-def fresh_memory(wasm: bytes, size: int) -> bytearray:
+def wasm_data_image(wasm: bytes, size: int) -> bytearray:
     """Memory as instantiating the WebAssembly leaves it: zero, with the
     module's active data segments in place (read from its data section)."""
     memory = bytearray(size)
@@ -104,7 +104,7 @@ def plain_snapshot(packed: bytes, wasm: bytes) -> bytes:
     for k, data in parts["kept"].items():
         assert any(data), f"page {k} is all zero: it should have been left out"
         plain[len(header) + k * PAGE:len(header) + (k + 1) * PAGE] = data
-    data_image = fresh_memory(wasm, parts["length"] - len(header))
+    data_image = wasm_data_image(wasm, parts["length"] - len(header))
     for k, checksum in parts["held"].items():
         data = data_image[k * PAGE:(k + 1) * PAGE]
         assert page_sum(data) == checksum, f"held page {k} is not the WebAssembly's own data"

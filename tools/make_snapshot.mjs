@@ -34,7 +34,7 @@ if (!outPath) {
 const indexURL = resolve(pyodideDir) + "/";
 const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
 const { default: createModule } = await import(pathToFileURL(indexURL + "pyodide.asm.mjs").href);
-const { readSnapshot, pageSum, SPARSE_MAGIC, SPARSE_VERSION } = await import(new URL("../site/static/snapshot.js", import.meta.url).href);
+const { readSnapshot, pageSum, SPARSE_FIXED, SPARSE_MAGIC, SPARSE_VERSION } = await import(new URL("../site/static/snapshot.js", import.meta.url).href);
 
 const quiet = { stdout: () => {}, stderr: (line) => console.error(line) };
 
@@ -109,7 +109,7 @@ const check = JSON.parse(restored.runPython("_check_result"));
 
 const gzipped = gzipSync(packed); // level 9 saves 0.6 % for 1.5 s more
 writeFileSync(outPath, gzipped);
-const held = new DataView(packed.buffer, packed.byteOffset, 28).getUint32(24, true);
+const held = new DataView(packed.buffer, packed.byteOffset, SPARSE_FIXED).getUint32(24, true);
 console.log(JSON.stringify({ bytes: snapshot.length, sparse: packed.length, gzip: gzipped.length, held_pages: held, ...info, ...check }));
 
 // The memory of a fresh runtime at the point where Pyodide restores a
@@ -150,9 +150,9 @@ function sparse(snapshot, fresh) {
     else kept.push(k);
   }
   const numbers = [...kept, ...held, ...held.map((k) => pageSum(plain, header + k * PAGE, PAGE))];
-  const fixed = new DataView(new ArrayBuffer(28 + 4 * numbers.length));
+  const fixed = new DataView(new ArrayBuffer(SPARSE_FIXED + 4 * numbers.length));
   [SPARSE_MAGIC, SPARSE_VERSION, plain.length, header, PAGE, kept.length, held.length].forEach((n, i) => fixed.setUint32(4 * i, n, true));
-  numbers.forEach((n, i) => fixed.setUint32(28 + 4 * i, n, true));
+  numbers.forEach((n, i) => fixed.setUint32(SPARSE_FIXED + 4 * i, n, true));
   return Buffer.concat([new Uint8Array(fixed.buffer), plain.subarray(0, header),
     ...kept.map((k) => plain.subarray(header + k * PAGE, header + (k + 1) * PAGE))]);
 }

@@ -35,7 +35,7 @@ export const SPARSE_VERSION = 2;
 // Page k covers bytes [header + k * page, header + (k + 1) * page) of the plain
 // snapshot, which is memory [k * page, (k + 1) * page). Every other page of
 // the image is all zero.
-const SPARSE_FIXED = 28;
+export const SPARSE_FIXED = 28;
 
 // A page's checksum: FNV-1a over its little-endian 32-bit words.
 export function pageSum(bytes, at, length) {
