@@ -80,6 +80,8 @@ class Field:
     """Short control label; defaults to the name in words."""
     assumed: str = ""
     """If set, the value is ours, not the rulebook's: this text says what the source says."""
+    section: str = ""
+    """Named section of a long settings group this field is shown under ("" for none)."""
 
     @property
     def title(self) -> str:
@@ -99,6 +101,8 @@ class Field:
                                "allowed": self.allowed()}
         if self.assumed:
             out["assumed"] = self.assumed
+        if self.section:
+            out["section"] = self.section
         return out
 
     def fail(self, path: str, message: str) -> InputError:
