@@ -1,0 +1,162 @@
+// The engine worker's request scheduler.
+//
+// Python answers one call at a time and hears nothing while it runs, so the
+// worker never hands it a long job in one piece. Two kinds of message arrive:
+//
+// - interactive requests ({id, op: "run" | "sample" | "from_link" | ...}): a
+//   reader changed an input and waits; each goes ahead of any job chunk.
+// - jobs ({id, op: "job", widget, inputs, seed, trials, slot}): a Monte Carlo
+//   run. The scheduler asks the engine's stateless `estimate` op for a chunk
+//   of trials at a time, carrying the tally from one chunk to the next, and
+//   sizes the chunks so each takes about SLICE_MS: between two chunks every
+//   queued request is answered and a `cancel` is heard. Progress (trials
+//   done, the estimate so far as HTML) goes out about every PROGRESS_MS; the
+//   last chunk's answer is the job's result. A job for a slot that already
+//   has one (a widget asking again) replaces it.
+//
+// A turn is one task of the worker's event loop: one request or one chunk.
+// Turns are queued through a MessageChannel, not setTimeout, whose nested
+// calls browsers stretch to 4 ms each. Nothing here needs SharedArrayBuffer
+// or special headers: it works on any static host.
+//
+// The scheduler knows nothing of Pyodide: `handle(request)` is the engine's
+// synchronous entry point (JSON data in, {result} or {error} out), and
+// `post(message)` talks to the page. Both are injected, so the tests drive it
+// in Node with a fake engine and a fake clock.
+
+export const SLICE_MS = 10;
+export const PROGRESS_MS = 250;
+const MAX_GROWTH = 4; // a chunk grows at most this many times over the last one
+
+function channelDefer() {
+  if (typeof MessageChannel === "undefined") return (task) => setTimeout(task, 0);
+  const channel = new MessageChannel();
+  const tasks = [];
+  channel.port1.onmessage = () => tasks.shift()();
+  return (task) => {
+    tasks.push(task);
+    channel.port2.postMessage(null);
+  };
+}
+
+export class Scheduler {
+  constructor(handle, post, { now = () => performance.now(), defer = channelDefer(), sliceMs = SLICE_MS,
+                              progressMs = PROGRESS_MS, onIdle = () => {} } = {}) {
+    this.handle = handle;
+    this.post = post;
+    this.now = now;
+    this.defer = defer;
+    this.sliceMs = sliceMs;
+    this.progressMs = progressMs;
+    this.onIdle = onIdle; // called once the queue has run dry
+    this.requests = [];
+    this.jobs = []; // in turn order: the next chunk goes to jobs[0]
+    this.scheduled = false;
+  }
+
+  // One message from the page.
+  submit(message) {
+    const { id, op } = message;
+    if (op === "cancel") {
+      const job = this.jobs.find((j) => j.id === message.job);
+      if (job) this.drop(job, "cancelled");
+      if (id !== undefined) this.post({ id, result: { cancelled: Boolean(job) } });
+      return;
+    }
+    if (op === "job") {
+      const previous = message.slot !== undefined ? this.jobs.find((j) => j.slot === message.slot) : null;
+      if (previous) this.drop(previous, "replaced");
+      const trials = Number(message.trials);
+      if (!Number.isSafeInteger(trials) || trials < 1) {
+        this.post({ id, error: { type: "InputError", field: "trials", allowed: "",
+                                 message: "trials: enter a whole number of at least 1" } });
+        return;
+      }
+      this.jobs.push({
+        id, slot: message.slot, trials, done: 0, chunk: 1, tally: null, started: this.now(),
+        lastProgress: this.now(),
+        request: { op: "estimate", widget: message.widget, inputs: message.inputs, seed: message.seed },
+      });
+    } else {
+      this.requests.push(message);
+    }
+    this.wake();
+  }
+
+  // Whether a job or request is waiting (the worker's warm-up waits for none).
+  get busy() {
+    return this.requests.length > 0 || this.jobs.length > 0;
+  }
+
+  wake() {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.defer(() => this.turn());
+  }
+
+  turn() {
+    this.scheduled = false;
+    if (this.requests.length) this.answer(this.requests.shift());
+    else if (this.jobs.length) this.chunk(this.jobs[0]);
+    if (this.busy) this.wake();
+    else this.onIdle();
+  }
+
+  answer({ id, ...request }) {
+    this.post(this.call(id, request));
+  }
+
+  // The engine's answer as a message: {id, result} or {id, error}.
+  call(id, request) {
+    let answer;
+    try {
+      answer = this.handle(request);
+    } catch (err) {
+      return { id, error: { type: "BridgeError", field: "", allowed: "", message: "the engine could not answer",
+                            detail: String(err) } };
+    }
+    return answer.error ? { id, error: answer.error } : { id, result: answer };
+  }
+
+  chunk(job) {
+    const count = Math.min(job.chunk, job.trials - job.done);
+    const last = job.done + count >= job.trials;
+    const render = last || this.now() - job.lastProgress >= this.progressMs;
+    const started = this.now();
+    const reply = this.call(job.id, { ...job.request, first: job.done, count, tally: job.tally, render });
+    const took = this.now() - started;
+    if (reply.error) {
+      this.remove(job);
+      this.post(reply);
+      return;
+    }
+    job.done += count;
+    job.tally = reply.result.tally;
+    // Aim the next chunk at one slice; grow gently, since the first calls run
+    // before the WebAssembly is optimised.
+    const perTrial = Math.max(took, 0.01) / count;
+    job.chunk = Math.max(1, Math.min(Math.floor(this.sliceMs / perTrial), count * MAX_GROWTH));
+    const elapsed = Math.round(this.now() - job.started);
+    if (last) {
+      this.remove(job);
+      this.post({ id: job.id, result: { ...reply.result, trials: job.done, elapsed } });
+      return;
+    }
+    // Round robin: the next chunk goes to the next job.
+    this.jobs.push(this.jobs.shift());
+    if (render) {
+      job.lastProgress = this.now();
+      this.post({ id: job.id, progress: { done: job.done, trials: job.trials, elapsed, html: reply.result.html } });
+    }
+  }
+
+  drop(job, why) {
+    this.remove(job);
+    this.post({ id: job.id, error: { type: "Cancelled", field: "", allowed: "", message: `the run was ${why}`,
+                                     done: job.done } });
+  }
+
+  remove(job) {
+    this.jobs = this.jobs.filter((j) => j !== job);
+  }
+}

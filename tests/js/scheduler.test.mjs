@@ -1,0 +1,144 @@
+// The worker's scheduler (site/static/scheduler.js) with a fake engine and a fake clock.
+// Run by tests/test_js.py through Node's own test runner.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Scheduler } from "../../site/static/scheduler.js";
+
+// A fake engine: each trial costs `perTrialMs` of fake time and adds its index
+// to the tally, so the final tally tells which trials ran, whatever the chunks.
+function rig({ perTrialMs = 0.5, sliceMs = 10, progressMs = 250, failAt = null } = {}) {
+  const clock = { t: 0 };
+  const tasks = [];
+  const posted = [];
+  const calls = [];
+  const handle = (request) => {
+    calls.push(request);
+    if (request.op === "estimate") {
+      if (failAt !== null && request.first >= failAt) return { error: { type: "InputError", message: "bad" } };
+      clock.t += perTrialMs * request.count;
+      let sum = request.tally ? request.tally.sum : 0;
+      for (let i = request.first; i < request.first + request.count; i++) sum += i;
+      return { tally: { sum, n: request.first + request.count }, html: request.render ? `<p>${sum}</p>` : "" };
+    }
+    clock.t += 5;
+    return { html: `answer ${request.op}` };
+  };
+  const scheduler = new Scheduler(handle, (m) => posted.push(m), {
+    now: () => clock.t, defer: (task) => tasks.push(task), sliceMs, progressMs,
+  });
+  const step = () => { const task = tasks.shift(); if (task) task(); return Boolean(task); };
+  const drain = (limit = 100000) => { let n = 0; while (step() && ++n < limit); return n; };
+  return { clock, tasks, posted, calls, scheduler, step, drain };
+}
+
+const job = (id, trials, extra = {}) => ({ id, op: "job", widget: "demo.dice", inputs: {}, seed: 7, trials, ...extra });
+const sumBelow = (n) => (n * (n - 1)) / 2;
+
+test("a job runs every trial exactly once and ends with the full tally", () => {
+  const r = rig();
+  r.scheduler.submit(job(1, 1000));
+  r.drain();
+  const final = r.posted.find((m) => m.id === 1 && m.result);
+  assert.equal(final.result.trials, 1000);
+  assert.deepEqual(final.result.tally, { sum: sumBelow(1000), n: 1000 });
+  const firsts = r.calls.map((c) => c.first);
+  assert.deepEqual(firsts, [...firsts].sort((a, b) => a - b), "chunks go in trial order");
+});
+
+test("chunks grow to about one slice and no further", () => {
+  const r = rig({ perTrialMs: 0.5, sliceMs: 10 });
+  r.scheduler.submit(job(1, 5000));
+  r.drain();
+  const counts = r.calls.map((c) => c.count);
+  assert.equal(counts[0], 1, "the first chunk is one trial");
+  assert.ok(counts.every((c) => c * 0.5 <= 10), `no chunk longer than a slice: ${counts}`);
+  assert.ok(counts.slice(4, -1).every((c) => c === 20), `steady chunks fill the slice: ${counts}`);
+});
+
+test("an interactive request goes ahead of the job's next chunk", () => {
+  const r = rig();
+  r.scheduler.submit(job(1, 1000));
+  r.step(); r.step(); // two chunks
+  r.scheduler.submit({ id: 2, op: "run", widget: "x", inputs: {} });
+  r.step();
+  assert.equal(r.calls.at(-1).op, "run");
+  assert.deepEqual(r.posted.at(-1), { id: 2, result: { html: "answer run" } });
+  r.drain();
+  assert.ok(r.posted.some((m) => m.id === 1 && m.result));
+});
+
+test("cancel stops a job before its next chunk and says so", () => {
+  const r = rig();
+  r.scheduler.submit(job(1, 100000));
+  for (let i = 0; i < 5; i++) r.step();
+  const chunksBefore = r.calls.length;
+  r.scheduler.submit({ id: 9, op: "cancel", job: 1 });
+  r.drain();
+  assert.equal(r.calls.length, chunksBefore, "no chunk after the cancel");
+  assert.equal(r.posted.find((m) => m.id === 1 && m.error).error.type, "Cancelled");
+  assert.deepEqual(r.posted.find((m) => m.id === 9), { id: 9, result: { cancelled: true } });
+  assert.ok(!r.posted.some((m) => m.id === 1 && m.result));
+});
+
+test("a new job for the same slot replaces the old one", () => {
+  const r = rig();
+  r.scheduler.submit(job(1, 100000, { slot: "w" }));
+  r.step();
+  r.scheduler.submit(job(2, 50, { slot: "w" }));
+  r.drain();
+  assert.equal(r.posted.find((m) => m.id === 1 && m.error).error.message, "the run was replaced");
+  assert.equal(r.posted.find((m) => m.id === 2 && m.result).result.trials, 50);
+});
+
+test("progress goes out every PROGRESS_MS of work, with HTML rendered only then", () => {
+  const r = rig({ perTrialMs: 0.5, sliceMs: 10, progressMs: 250 });
+  r.scheduler.submit(job(1, 4000)); // 2000 ms of fake work
+  r.drain();
+  const progress = r.posted.filter((m) => m.id === 1 && m.progress);
+  assert.ok(progress.length >= 6 && progress.length <= 8, `about 2000/250 progress messages: ${progress.length}`);
+  assert.ok(progress.every((m) => m.progress.html.startsWith("<p>")));
+  const rendered = r.calls.filter((c) => c.render).length;
+  assert.equal(rendered, progress.length + 1, "HTML is asked for only when it is posted");
+  const done = progress.map((m) => m.progress.done);
+  assert.deepEqual(done, [...done].sort((a, b) => a - b));
+});
+
+test("two jobs share the engine turn by turn", () => {
+  const r = rig();
+  r.scheduler.submit(job(1, 200, { slot: "a" }));
+  r.scheduler.submit(job(2, 200, { slot: "b" }));
+  for (let i = 0; i < 4; i++) r.step();
+  const order = r.calls.map((c) => c.first === 0 ? "start" : "more");
+  assert.deepEqual(order.slice(0, 2), ["start", "start"], "each job gets its first chunk before either gets a second");
+  r.drain();
+  assert.equal(r.posted.filter((m) => m.result).length, 2);
+});
+
+test("an engine error ends the job with that error", () => {
+  const r = rig({ failAt: 3 });
+  r.scheduler.submit(job(1, 100));
+  r.drain();
+  const errors = r.posted.filter((m) => m.id === 1 && m.error);
+  assert.equal(errors.length, 1);
+  assert.equal(errors[0].error.message, "bad");
+  assert.equal(r.scheduler.busy, false);
+});
+
+test("a bad trial count is refused at once", () => {
+  for (const trials of [0, -1, 1.5, "many", 2 ** 60]) {
+    const r = rig();
+    r.scheduler.submit(job(1, trials));
+    assert.equal(r.posted[0].error.field, "trials");
+    assert.equal(r.tasks.length, 0);
+  }
+});
+
+test("a thrown bridge error is an answer, not a crash", () => {
+  const posted = [];
+  const tasks = [];
+  const s = new Scheduler(() => { throw new Error("boom"); }, (m) => posted.push(m), { defer: (t) => tasks.push(t) });
+  s.submit({ id: 1, op: "run" });
+  tasks.shift()();
+  assert.equal(posted[0].error.type, "BridgeError");
+  assert.equal(posted[0].error.message, "the engine could not answer");
+});
