@@ -1,0 +1,109 @@
+// Page side of a Monte Carlo widget: Run and Stop, the number of trials, a
+// progress bar with trials done and time taken, and the estimate as it
+// streams in from the engine worker's scheduler (scheduler.js).
+//
+// The estimate is the engine's own HTML (intervals on the outcome chart, ±
+// on means), pre-rendered by the build for the page's inputs, seed and
+// trial count; a run over the same three gives the same HTML, since trial i
+// is seeded from (seed, i) whatever the chunks.
+//
+// Progress lives in its own element and is not a live region: a screen reader
+// hears "Running" when a run starts and the outcome once it ends, not every
+// tick. The estimate's region is marked busy while it streams.
+
+export const DEFAULT_TRIALS = 1000;
+export const MAX_TRIALS = 100_000;
+
+function formatMs(ms) {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+export class SimulationView {
+  // `engine.job(request, onProgress)` returns {done: Promise<answer>, cancel()}.
+  constructor(section, engine) {
+    this.section = section;
+    this.engine = engine;
+    this.root = section.querySelector(".widget-sim");
+    this.trialsInput = this.root.querySelector("input.sim-trials");
+    this.runButton = this.root.querySelector("[data-action=sim-run]");
+    this.stopButton = this.root.querySelector("[data-action=sim-stop]");
+    this.bar = this.root.querySelector("progress.sim-progress");
+    this.progressText = this.root.querySelector(".sim-progress-text");
+    this.announce = this.root.querySelector(".sim-announce");
+    this.result = this.root.querySelector(".sim-result");
+    this.current = null;
+    this.seq = 0;
+  }
+
+  trials() {
+    const text = this.trialsInput.value.trim();
+    if (!/^[0-9]{1,7}$/.test(text)) return null;
+    const n = Number(text);
+    return n >= 1 && n <= MAX_TRIALS ? n : null;
+  }
+
+  setLive(live) {
+    this.runButton.disabled = !live;
+    this.stopButton.disabled = !this.current;
+  }
+
+  // Runs the estimate for these inputs and seed; a run already going is replaced.
+  async run(widget, inputs, seed) {
+    const trials = this.trials();
+    if (trials === null) {
+      this.trialsInput.setAttribute("aria-invalid", "true");
+      this.announce.textContent = `Not run: enter a whole number of trials from 1 to ${MAX_TRIALS.toLocaleString("en")}.`;
+      return null;
+    }
+    this.trialsInput.removeAttribute("aria-invalid");
+    this.current?.cancel();
+    const seq = ++this.seq;
+    const job = this.engine.job({ widget, inputs, seed, trials }, (p) => {
+      if (seq === this.seq) this.progress(p);
+    });
+    this.current = job;
+    this.stopButton.disabled = false;
+    this.bar.max = trials;
+    this.bar.value = 0;
+    this.progressText.textContent = `0 of ${trials.toLocaleString("en")} trials`;
+    this.announce.textContent = `Running ${trials.toLocaleString("en")} trials.`;
+    this.result.setAttribute("aria-busy", "true");
+    this.root.dataset.state = "running";
+    const answer = await job.done;
+    if (seq !== this.seq) return null; // replaced by a newer run
+    this.current = null;
+    this.stopButton.disabled = true;
+    this.result.removeAttribute("aria-busy");
+    if (answer.error) {
+      this.root.dataset.state = answer.error.type === "Cancelled" ? "stopped" : "failed";
+      this.announce.textContent = answer.error.type === "Cancelled"
+        ? `Stopped after ${(answer.error.done ?? Number(this.bar.value)).toLocaleString("en")} trials; the estimate shown is from those.`
+        : `Not run: ${answer.error.message}.`;
+      return answer;
+    }
+    const { html, digest, trials: done, elapsed } = answer.result;
+    this.bar.value = done;
+    this.showHtml(html, digest);
+    this.progressText.textContent = `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials in ${formatMs(elapsed)}`;
+    this.announce.textContent = `Done: ${done.toLocaleString("en")} trials.`;
+    this.root.dataset.state = "done";
+    this.section.dispatchEvent(new CustomEvent("widget-estimate", { bubbles: true, detail: { trials: done } }));
+    return answer;
+  }
+
+  progress({ done, trials, elapsed, html, digest }) {
+    this.bar.value = done;
+    this.progressText.textContent = `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials, ${formatMs(elapsed)}`;
+    if (html) this.showHtml(html, digest);
+  }
+
+  showHtml(html, digest) {
+    if (digest && digest === this.result.dataset.digest) return;
+    this.result.innerHTML = html;
+    if (digest) this.result.dataset.digest = digest;
+  }
+
+  stop() {
+    this.current?.cancel();
+  }
+}
