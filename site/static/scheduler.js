@@ -5,8 +5,9 @@
 //
 // - interactive requests ({id, op: "run" | "sample" | "from_link" | ...}): a
 //   reader changed an input and waits; each goes ahead of any job chunk.
-// - jobs ({id, op: "job", widget, inputs, seed, trials, slot}): a Monte Carlo
-//   run. The scheduler asks the engine's stateless `estimate` op for a chunk
+// - jobs ({id, op: "job", widget, inputs, seed, trials, first?, slot}): a
+//   Monte Carlo run of trials first .. first + trials - 1 (first defaults to
+//   0; a page that splits one run across several workers gives each a range). The scheduler asks the engine's stateless `estimate` op for a chunk
 //   of trials at a time, carrying the tally from one chunk to the next, and
 //   sizes the chunks so each takes about SLICE_MS: between two chunks every
 //   queued request is answered and a `cancel` is heard. Progress (trials
@@ -67,13 +68,19 @@ export class Scheduler {
       const previous = message.slot !== undefined ? this.jobs.find((j) => j.slot === message.slot) : null;
       if (previous) this.drop(previous, "replaced");
       const trials = Number(message.trials);
+      const first = Number(message.first ?? 0);
       if (!Number.isSafeInteger(trials) || trials < 1) {
         this.post({ id, error: { type: "InputError", field: "trials", allowed: "",
                                  message: "trials: enter a whole number of at least 1" } });
         return;
       }
+      if (!Number.isSafeInteger(first) || first < 0) {
+        this.post({ id, error: { type: "InputError", field: "first", allowed: "",
+                                 message: "first: the first trial is a whole number of at least 0" } });
+        return;
+      }
       this.jobs.push({
-        id, slot: message.slot, trials, done: 0, chunk: 1, tally: null, started: this.now(),
+        id, slot: message.slot, trials, first, done: 0, chunk: 1, tally: null, started: this.now(),
         lastProgress: this.now(),
         request: { op: "estimate", widget: message.widget, inputs: message.inputs, seed: message.seed },
       });
@@ -123,7 +130,7 @@ export class Scheduler {
     const last = job.done + count >= job.trials;
     const render = last || this.now() - job.lastProgress >= this.progressMs;
     const started = this.now();
-    const reply = this.call(job.id, { ...job.request, first: job.done, count, tally: job.tally, render });
+    const reply = this.call(job.id, { ...job.request, first: job.first + job.done, count, tally: job.tally, render });
     const took = this.now() - started;
     if (reply.error) {
       this.remove(job);

@@ -142,3 +142,15 @@ test("a thrown bridge error is an answer, not a crash", () => {
   assert.equal(posted[0].error.type, "BridgeError");
   assert.equal(posted[0].error.message, "the engine could not answer");
 });
+
+test("a job for a range of trials starts at its first", () => {
+  const r = rig();
+  r.scheduler.submit(job(1, 100, { first: 500 }));
+  r.drain();
+  const final = r.posted.find((m) => m.id === 1 && m.result);
+  assert.equal(final.result.tally.sum, sumBelow(600) - sumBelow(500));
+  assert.equal(r.calls[0].first, 500);
+  const r2 = rig();
+  r2.scheduler.submit(job(1, 10, { first: -1 }));
+  assert.equal(r2.posted[0].error.field, "first");
+});
