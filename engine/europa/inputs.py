@@ -137,7 +137,8 @@ ARMOUR_TABLE_FIELD = ListOf(
     "armour_table", "Armour effects table: each ratio reads the highest row it reaches.",
     default=tuple(ARMOUR_TABLE.to_json()), item=TABLE_ROW, min_items=1, max_items=20, label="Armour effects table",
     assumed="The rule cites an armour effects table that our source does not print; it gives only 5.1:1 = +3 "
-            "with an even chance of +4. The other rows are ours, mirrored for AECA:AECD; ratios round down.")
+            "with an even chance of +4. The other rows are ours, mirrored for AECA:AECD; ratios round down. "
+            "A zero is not covered: AECA against no ATEC reads the top row, no AECA against AECD the bottom one.")
 
 HEAVY_TABLE_FIELD = ListOf(
     "heavy_table", "Heavy unit table: used only when heavy armour units outnumber the other side's heavy ATEC.",
