@@ -410,6 +410,32 @@ class Term:
     """Matches any of its forms as whole words (abbreviations case-sensitively)."""
 
 
+SYSTEM_SECTION = re.compile(r'^## .*\{:[^}]*\bdata-system="([a-z0-9-]+)"[^}]*\}\s*$')
+"""A glossary heading that belongs to one system: ``## Name {: data-system="folder" }``."""
+
+
+def keep_built_systems(text: str, built: set[str]) -> str:
+    """The glossary without the sections of systems that have no pages yet.
+
+    A ``##`` section whose heading names a system folder (``data-system``)
+    is kept only if that folder has pages, so the glossary grows as systems
+    land and never defines (or links) terms of a system the site lacks.
+
+    >>> text = "## All\nA\n## X {: data-system=\"x\" }\nB\n## Y {: data-system=\"y\" }\nC"
+    >>> keep_built_systems(text, {"y"}).split("\n")
+    ['## All', 'A', '## Y {: data-system="y" }', 'C']
+    """
+    out: list[str] = []
+    skipping = False
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            m = SYSTEM_SECTION.match(line)
+            skipping = bool(m) and m.group(1) not in built
+        if not skipping:
+            out.append(line)
+    return "\n".join(out)
+
+
 def glossary_terms(page: Page) -> list[Term]:
     """The terms of the glossary page: each definition-list term line.
 
@@ -550,6 +576,18 @@ def search_index(pages: list[Page]) -> list[dict[str, Any]]:
 
 # Site assembly --------------------------------------------------------------
 
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def number_word(n: int) -> str:
+    """A small count in words, for prose built from data (``number_word(3) == "three"``).
+
+    >>> number_word(3), number_word(12)
+    ('three', '12')
+    """
+    return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
+
+
 def make_env(config: Config) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(config.templates)),
@@ -558,6 +596,7 @@ def make_env(config: Config) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["number_word"] = number_word
     env.globals.update(schema=schema, to_text=schema.to_text, isinstance=isinstance,
                        Choice=schema.Choice, Integer=schema.Integer, Number=schema.Number,
                        Boolean=schema.Boolean, Group=schema.Group, ListOf=schema.ListOf,
@@ -586,11 +625,13 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
     memory by: pages hand it to the engine worker, which then starts Pyodide
     while the snapshot downloads.
     """
+    nav = navigation(pages)
     glossary = next((p for p in pages if p.slug == GLOSSARY_SLUG and not p.system_slug), None)
+    if glossary:
+        glossary.text = keep_built_systems(glossary.text, {system["slug"] for system in nav})
     terms = glossary_terms(glossary) if glossary else []
     for page in pages:
         render_markdown(page, env, terms)
-    nav = navigation(pages)
     ordered = [p for p in pages if p.system_slug]
     common = {"config": config, "nav": nav, "runtime": config.runtime, "snapshot_bytes": snapshot_bytes,
               "engine_version": ENGINE_VERSION, "pyodide_version": PYODIDE_VERSION, "csp": CONTENT_SECURITY_POLICY}

@@ -217,3 +217,24 @@ def test_wide_tables_scroll_in_named_regions(real_site, url):
         assert parent.get("aria-label")
     names = [t["aria-label"] for t in parser.tables]
     assert len(set(names)) == len(names)  # each region has its own name
+
+
+def test_home_counts_the_systems_it_has(fixture_site, real_site):
+    out, _ = fixture_site
+    assert re.search(r'<p class="system-count">One system so far:\s*Demo\.</p>', read(out, "index.html"))
+    home = read(real_site, "index.html")
+    names = [p.system for p in build.collect_pages(build.Config()) if p.system_slug]
+    systems = list(dict.fromkeys(names))
+    assert len(systems) == 3
+    assert f"Three systems so far: {systems[0]}, {systems[1]} and {systems[2]}." in " ".join(unescape(home).split())
+    assert not re.search(r"\b(four|five|six) (combat )?systems\b", unescape(home), re.I)
+
+
+def test_glossary_keeps_only_systems_with_pages(real_site):
+    glossary = read(real_site, "glossary.html")
+    assert 'id="term-step"' in glossary and 'id="term-regimental-equivalent"' in glossary
+    for absent in ("Advanced Tactics Gold", "Wars Across the World", "Battle morale", "Readiness"):
+        assert absent not in glossary
+    assert "five systems" not in glossary
+    text = "## A\nx\n## B {: data-system=\"demo\" }\ny\n## C {: data-system=\"later\" }\nz\n"
+    assert build.keep_built_systems(text, {"demo"}) == "## A\nx\n## B {: data-system=\"demo\" }\ny"

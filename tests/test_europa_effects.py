@@ -270,3 +270,17 @@ def test_heavy_example_follows_the_rule_not_its_count() -> None:
     assert h.modifier == Dist({1: 1})
     # the text's count of three would not be twice as many
     assert heavy_comparison(attackers[:3], defenders).modifier == Dist({0: 1, 1: 1})
+
+
+def test_axis_heavy_aa_reading_note_or_example() -> None:
+    # Issue 12 item 7: the note names the 2-10 heavy AA brigade, the example a heavy motorized AA regiment.
+    regiment = Unit("D1", UnitType.HEAVY_AA, Formation.REGIMENT, Fraction(1), heavy=Heavy.HEAVY_MOT_AA,
+                    combat_value=2)
+    brigade = Unit("D2", UnitType.HEAVY_AA, Formation.BRIGADE, Fraction(1), heavy=Heavy.HEAVY_MOT_AA,
+                   combat_value=2)
+    other = Unit("D3", UnitType.HEAVY_AA, Formation.BRIGADE, Fraction(1), heavy=Heavy.HEAVY_MOT_AA,
+                 combat_value=3)
+    assert heavy_atec_units([regiment, brigade, other])[0] == 6
+    assert heavy_atec_units([regiment, brigade, other], every_axis_heavy_aa=False)[0] == 4
+    lines = heavy_atec_units([brigade], every_axis_heavy_aa=False)[1]
+    assert lines[0].endswith("2 heavy ATEC units (an Axis 2-10 heavy AA brigade counts as two).")

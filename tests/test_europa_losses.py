@@ -235,3 +235,18 @@ def test_decline_and_heavy_setting(covers: bool, expected: str) -> None:
     heavy = {**TANK_BRIGADE, "heavy": "heavy_armour"}
     r = run([heavy], [INF_DIVISION], a_declines=True, settings={"decline_covers_heavy": covers})
     assert [o["result"] for o in r["modifier"]["heavy"]["outcomes"]] == [expected]
+
+
+def test_attacker_declines_with_no_modifier_reading() -> None:
+    # Issue 12 item 4: declining only waives required losses in the source; the other reading gives no modifier.
+    r = run([TANK_BRIGADE, MOT_REGIMENT], [PANZER_BRIGADE, AT_REGIMENT], a_losses=4, d_losses=4, a_declines=True,
+            settings={"declined_aeca": "no_modifier"})
+    assert [(o["result"], o["p"]) for o in r["modifier"]["armour"]["outcomes"]] == [("0", "1")]
+    assert r["ratios"]["decides"] is None
+    assert r["modifier"]["armour"]["trace"] == [
+        "The attacker declined AEC, so no armour comparison is made: no armour modifier (setting declined_aeca)."]
+    assert attacker_required(r) == 0
+    # a defender's decline reads the same under both readings
+    d = run([TANK_BRIGADE, MOT_REGIMENT], [PANZER_BRIGADE, AT_REGIMENT], d_declines=True,
+            settings={"declined_aeca": "no_modifier"})
+    assert [(o["result"], o["p"]) for o in d["modifier"]["armour"]["outcomes"]] == [("+4", "1")]

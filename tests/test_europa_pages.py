@@ -134,6 +134,9 @@ def test_page_examples_specific_findings() -> None:
     assert "D1: 1 RE left neutral (no conversion capacity remains)." in pzg["trace"]["aecd"]
     div = aec.run(ex["Rule example: three tank brigades with a 4-8 motorized division"][1])
     assert [u["atec"] for u in div["units"] if u["side"] == "defender"] == ["1", "1", "1", "3"]
+    # the brigades convert all three REs and the intrinsic half RE does not fit (setting intrinsic_atec)
+    assert div["intrinsic_atec"] == "0"
+    assert div["conversions"]["atec"] == [f"D{i} converts 1 RE of D4: +1 RE of ATEC." for i in (1, 2, 3)]
     twelve = aec.run(ex["Rule example: 12 REs of AECA against 4 of ATEC, 8 points lost"][1])
     assert twelve["required_losses"]["attacker"]["required"] == 4
     assert "The other 4 lost points may come from any units." in twelve["trace"]["losses"]

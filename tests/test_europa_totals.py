@@ -250,11 +250,30 @@ def test_three_tank_brigades_with_4_8_motorized_division() -> None:
     brigades = [tank_brigade(f"D{i}", combat_value=3) for i in (1, 2, 3)]
     mot = unit("D4", UnitType.MOTORIZED_INFANTRY, Formation.DIVISION, 3, combat_value=4,
                intrinsic_atec=Fraction(1, 2))
+    # Default changed (issue 12 item 8): conversions first, as the source's example counts them.
     t = stack_total(brigades + [mot], Category.ATEC)
     assert t.share("D4").total == 3  # conversions and intrinsic ATEC together stop at its 3 REs
-    assert t.share("D4").intrinsic == Fraction(1, 2)
+    assert t.share("D4").converted_raw == 3  # "three REs of conversions"
+    assert t.share("D4").intrinsic == 0
     assert t.total == 6
-    assert t.intrinsic == Fraction(1, 2)
+    assert t.intrinsic == 0
+    assert any("of its 1/2 RE of intrinsic ATEC only 0 REs fits" in line for line in t.trace)
+    reserved = stack_total(brigades + [mot], Category.ATEC, rules=TotalRules(intrinsic_reserved=True))
+    assert reserved.share("D4").converted_raw == Fraction(5, 2)
+    assert reserved.share("D4").intrinsic == Fraction(1, 2)
+    assert reserved.total == 6
+
+
+def test_intrinsic_reading_decides_what_spare_capacity_converts() -> None:
+    brigades = [tank_brigade(f"D{i}", combat_value=3) for i in (1, 2, 3)]
+    mot = unit("D4", UnitType.MOTORIZED_INFANTRY, Formation.DIVISION, 3, intrinsic_atec=Fraction(1, 2))
+    regiment = unit("D5", UnitType.INFANTRY, Formation.REGIMENT, 1)
+    first = stack_total(brigades + [mot, regiment], Category.ATEC)
+    assert (first.share("D5").converted_raw, first.share("D4").converted_raw, first.share("D4").intrinsic) == (
+        1, 2, Fraction(1, 2))
+    assert first.total == Fraction(13, 2)
+    reserved = stack_total(brigades + [mot, regiment], Category.ATEC, rules=TotalRules(intrinsic_reserved=True))
+    assert reserved.total == Fraction(13, 2)
 
 
 def test_intrinsic_atec_counts_alone_and_never_converts() -> None:
@@ -278,8 +297,9 @@ def test_intrinsic_atec_only_in_atec() -> None:
 def test_conversions_prefer_units_without_intrinsic_room_limits() -> None:
     div = unit("D1", UnitType.INFANTRY, Formation.DIVISION, 3, intrinsic_atec=Fraction(3))
     regiment = unit("D2", UnitType.INFANTRY, Formation.REGIMENT, 1)
-    t = stack_total([div, regiment, tank_brigade("D3")], Category.ATEC)
-    assert t.total == 3 + 1 + 1  # the division is full already; the brigade converts the regiment
+    for rules in (TotalRules(), TotalRules(intrinsic_reserved=True)):
+        t = stack_total([div, regiment, tank_brigade("D3")], Category.ATEC, rules=rules)
+        assert t.total == 3 + 1 + 1  # the division is full already; the brigade converts the regiment
 
 
 # Double ATEC conditions -------------------------------------------------------------------------------
@@ -439,3 +459,16 @@ def test_half_atec_remainder_setting(converts: bool, expected: Fraction) -> None
 def test_half_aec_remainder_always_converts() -> None:
     half = unit("D1", UnitType.ASSAULT_GUN, Formation.BRIGADE, 2, aec=Capability.HALF)
     assert total([half], Category.AECD, rules=TotalRules(half_atec_remainder_converts=False)) == 2
+
+
+def test_division_conversion_reading() -> None:
+    # Issue 12 item 6: the source holds tank and mechanized divisions or corps to 1 RE of conversion.
+    at_division = unit("D1", UnitType.ANTI_TANK, Formation.DIVISION, 3, atec=Capability.FULL)
+    infantry_division = unit("D2", UnitType.INFANTRY, Formation.DIVISION, 3, atec=Capability.FULL)
+    pool = [unit(f"D{i}", UnitType.INFANTRY, Formation.REGIMENT, 1) for i in (3, 4, 5)]
+    tank_division = unit("D6", UnitType.TANK, Formation.DIVISION, 3, atec=Capability.FULL, nationality=Nationality.SOVIET)
+    only = TotalRules(only_tank_mech_divisions_fixed=True)
+    assert total([at_division] + pool, Category.ATEC) == 3 + 1
+    assert total([at_division] + pool, Category.ATEC, rules=only) == 3 + 3
+    assert total([infantry_division] + pool[:2], Category.ATEC, rules=only) == 3 + 2
+    assert total([tank_division] + pool, Category.ATEC) == total([tank_division] + pool, Category.ATEC, rules=only) == 4

@@ -277,32 +277,32 @@ def test_experience_expectations_from_one_attack() -> None:
 # Artillery -------------------------------------------------------------------------------
 
 ARTILLERY_EXPECTED = {
-    # row: (strike, cap, strike_all)
-    3: ("ATT Panick", "ATT Panick", "no result"),
-    4: ("ATT Panick", "ATT Panick", "ATT Panick"),
-    5: ("no result", "ATT Panick", "no result"),
-    6: ("ATT Panick", "ATT Panick", "ATT Panick"),
-    7: ("no result", "ATT Panick", "no result"),
-    8: ("ATT Shocked", "ATT Shocked", "ATT Shocked"),
-    9: ("ATT Disrupted", "ATT Disrupted", "ATT Disrupted"),
-    10: ("no result", "no result", "no result"),
-    11: ("no result", "no result", "no result"),
-    12: ("DEF Disrupted", "DEF Disrupted", "DEF Disrupted"),
-    13: ("DEF Shocked", "DEF Shocked", "DEF Shocked"),
-    14: ("no result", "DEF Panick", "no result"),
-    15: ("DEF Retreat + Panick", "DEF Retreat + Panick", "DEF Retreat + Panick"),
-    16: ("DEF Retreat", "DEF Retreat + Panick", "DEF Retreat"),
-    17: ("DEF Retreat + Panick", "DEF Retreat + Panick", "DEF Retreat + Panick"),
-    18: ("DEF Panick", "DEF Panick", "no result"),
+    # row: (ceiling, strike, cap, strike_all)
+    3: ("ATT Panick", "ATT Panick", "ATT Panick", "no result"),
+    4: ("ATT Panick", "ATT Panick", "ATT Panick", "ATT Panick"),
+    5: ("ATT Panick", "no result", "ATT Panick", "no result"),
+    6: ("ATT Panick", "ATT Panick", "ATT Panick", "ATT Panick"),
+    7: ("ATT Panick", "no result", "ATT Panick", "no result"),
+    8: ("ATT Shocked", "ATT Shocked", "ATT Shocked", "ATT Shocked"),
+    9: ("ATT Disrupted", "ATT Disrupted", "ATT Disrupted", "ATT Disrupted"),
+    10: ("no result", "no result", "no result", "no result"),
+    11: ("no result", "no result", "no result", "no result"),
+    12: ("DEF Disrupted", "DEF Disrupted", "DEF Disrupted", "DEF Disrupted"),
+    13: ("DEF Shocked", "DEF Shocked", "DEF Shocked", "DEF Shocked"),
+    14: ("DEF Panick", "no result", "DEF Panick", "no result"),
+    15: ("DEF Retreat + Panick", "DEF Retreat + Panick", "DEF Retreat + Panick", "DEF Retreat + Panick"),
+    16: ("DEF Retreat + Panick", "DEF Retreat", "DEF Retreat + Panick", "DEF Retreat"),
+    17: ("DEF Retreat + Panick", "DEF Retreat + Panick", "DEF Retreat + Panick", "DEF Retreat + Panick"),
+    18: ("DEF Retreat + Panick", "DEF Panick", "DEF Panick", "no result"),
 }
 ARTY = Unit("foot", True, "supplied", 0, "none")
 FOOT = Unit("foot", False, "supplied", 0, "none")
 
 
 @pytest.mark.parametrize("row", range(3, 19))
-@pytest.mark.parametrize("limit", ["strike", "cap", "strike_all"])
+@pytest.mark.parametrize("limit", ["ceiling", "strike", "cap", "strike_all"])
 def test_artillery_attacker_results(row: int, limit: str) -> None:
-    expected = ARTILLERY_EXPECTED[row][("strike", "cap", "strike_all").index(limit)]
+    expected = ARTILLERY_EXPECTED[row][("ceiling", "strike", "cap", "strike_all").index(limit)]
     applied = apply_artillery_rule(TABLE_RESULTS[row], ARTY, FOOT, Settings(artillery_limit=limit))  # type: ignore[arg-type]
     assert applied.name == expected
     assert "Loss" not in applied.effects and "Destroyed" not in applied.effects
@@ -317,7 +317,7 @@ def test_defending_artillery_limit_is_a_setting(row: int) -> None:
 
 
 def test_artillery_never_loses_nor_inflicts_loss() -> None:
-    for limit in ("strike", "cap", "strike_all"):
+    for limit in ("ceiling", "strike", "cap", "strike_all"):
         r = COMBAT.run({"attacker": {"artillery": True}, "retreat_hexes": 0,
                         "settings": {"artillery_limit": limit}})
         d = r["derived"]
@@ -325,18 +325,46 @@ def test_artillery_never_loses_nor_inflicts_loss() -> None:
 
 
 def test_artillery_against_mechanized_page_figures() -> None:
+    # Default changed (issue 12): losses become Panick and destroyed the worst allowed result.
     r = COMBAT.run({"attacker": {"artillery": True}, "defender": {"movement": "mechanized"}})
     d = r["derived"]
     assert r["total_modifier"] == -2
     defender_hit = sum(Fraction(o["p"]) for o in r["outcomes"] if o["side"] == "defender")
-    assert defender_hit == Fraction(29, 216)
+    assert defender_hit == Fraction(35, 216)
     assert d["defender_loss"]["p"] == "0"
-    assert d["attacker_state"]["p"] == "95/216"
-    assert {o["result"]: o["printed"] for o in r["outcomes"]}["DEF Retreat"] == ["DEF Retreat + Loss"]
+    assert d["attacker_state"]["p"] == "5/8"
+    assert {o["result"]: o["printed"] for o in r["outcomes"]}["DEF Retreat + Panick"] == [
+        "DEF Retreat + Panick", "DEF Retreat + Loss", "DEF Retreat + Panick + Loss", "DEF Destroyed"]
+    old = COMBAT.run({"attacker": {"artillery": True}, "defender": {"movement": "mechanized"},
+                      "settings": {"artillery_limit": "strike"}})
+    assert sum(Fraction(o["p"]) for o in old["outcomes"] if o["side"] == "defender") == Fraction(29, 216)
+    assert old["derived"]["attacker_state"]["p"] == "95/216"
+
+
+# How strong a result is for the side the roll favours: higher is better for the attacker.
+STRENGTH = {"ATT Destroyed": -6, "ATT Loss + Panick": -5, "ATT Loss": -4, "ATT Panick": -3, "ATT Shocked": -2,
+            "ATT Disrupted": -1, "no result": 0, "DEF Disrupted": 1, "DEF Shocked": 2, "DEF Panick": 3,
+            "DEF Retreat": 3.5, "DEF Retreat + Panick": 4}
+
+
+def test_default_artillery_reading_never_rewards_a_worse_roll() -> None:
+    results = [ARTILLERY_EXPECTED[row][0] for row in range(3, 19)]
+    strengths = [STRENGTH[r] for r in results]
+    assert strengths == sorted(strengths)
+    # the old default did not hold: 13 Shocked, 14 nothing; 17 Retreat + Panick, 18 Panick
+    old = [STRENGTH[ARTILLERY_EXPECTED[row][1]] for row in range(3, 19)]
+    assert old != sorted(old)
 
 
 def test_artillery_outcome_order_and_printed_names() -> None:
     r = COMBAT.run({"attacker": {"artillery": True}})
+    assert [(o["result"], o["rows"]) for o in r["outcomes"]] == [
+        ("ATT Panick", [3, 4, 5, 6, 7]), ("ATT Shocked", [8]), ("ATT Disrupted", [9]),
+        ("no result", [10, 11]), ("DEF Disrupted", [12]), ("DEF Shocked", [13]), ("DEF Panick", [14]),
+        ("DEF Retreat + Panick", [15, 16, 17, 18]),
+    ]
+    assert r["outcomes"][0]["printed"] == ["ATT Destroyed", "ATT Loss + Panick", "ATT Loss", "ATT Panick"]
+    r = COMBAT.run({"attacker": {"artillery": True}, "settings": {"artillery_limit": "strike"}})
     assert [(o["result"], o["rows"]) for o in r["outcomes"]] == [
         ("ATT Panick", [3, 4, 6]), ("ATT Shocked", [8]), ("ATT Disrupted", [9]),
         ("no result", [5, 7, 10, 11, 14]), ("DEF Disrupted", [12]), ("DEF Shocked", [13]),
@@ -347,12 +375,12 @@ def test_artillery_outcome_order_and_printed_names() -> None:
 
 def test_artillery_blocked_retreat_stays_or_dies() -> None:
     stays = COMBAT.run({"attacker": {"artillery": True}, "retreat_hexes": 0})["derived"]
-    assert stays["defender_blocked"]["p"] == "19/216"
+    assert stays["defender_blocked"]["p"] == "5/54"  # rows 15 to 18: 20 of 216
     assert stays["defender_destroyed_in_retreat"]["p"] == "0"
-    assert stays["defender_retreat_result"]["p"] == "19/216"
+    assert stays["defender_retreat_result"]["p"] == "5/54"
     dies = COMBAT.run({"attacker": {"artillery": True}, "retreat_hexes": 0,
                        "settings": {"artillery_retreat_kills": True}})["derived"]
-    assert dies["defender_destroyed_in_retreat"]["p"] == dies["defender_destroyed"]["p"] == "19/216"
+    assert dies["defender_destroyed_in_retreat"]["p"] == dies["defender_destroyed"]["p"] == "5/54"
     assert dies["defender_blocked"]["p"] == "0"
 
 
@@ -402,6 +430,25 @@ def test_advance_needs_an_empty_hex() -> None:
     assert shared["derived"]["attacker_advances"]["p"] == alone
     assert any("cannot move in" in n for n in COMBAT.run({**base, "other_units": 1})["after_combat"])
     assert all("movement points" in COMBAT.run(x)["after_combat"][0] for x in ({}, base))
+
+
+def test_both_units_lose_their_movement_points() -> None:
+    # Issue 12 item 2: every unit that took part in the combat loses its remaining move points.
+    assert COMBAT.run({})["after_combat"][0] == (
+        "Both units took part in the combat, so each loses all movement points it has left "
+        "(the defender too, if it survives).")
+    texts = {}
+    for seed in range(200):
+        s = COMBAT.roll({"defender": {"supply": "out"}, "attacker": {"supply": "problem"}}, seed)
+        texts.setdefault(s["outcome"].split(":")[0], s["steps"][-1])
+    assert texts["DEF Destroyed"] == "The attacker has no movement points left this turn."
+    assert texts["no result"] == "Neither unit has any movement points left this turn."
+    att = COMBAT.roll({"attacker": {"supply": "problem"}, "defender": {"experience_level": 4}}, 0)
+    dead = [COMBAT.roll({"attacker": {"supply": "problem", "state": "disrupted"},
+                         "defender": {"experience_level": 4}}, seed) for seed in range(300)]
+    assert att["steps"][-1].endswith("movement points left this turn.")
+    assert any(d["steps"][-1] == "The defender has no movement points left this turn."
+               for d in dead if d["outcome"] == "ATT Destroyed")
 
 
 # Experience ----------------------------------------------------------------------------------
@@ -485,7 +532,7 @@ def test_artillery_fires_at_tanks() -> None:
     r = DEFENDER_CHOICE.run({"attacker": {"artillery": True},
                              "defenders": [{"name": "Tanks", "movement": "mechanized"}, {"name": "Rifles"}]})
     assert r["chosen"]["name"] == "Tanks"
-    assert [c["measure"]["p"] for c in r["candidates"]] == ["1/54", "19/216"]
+    assert [c["measure"]["p"] for c in r["candidates"]] == ["1/54", "5/54"]
 
 
 @pytest.mark.parametrize("measure,values", [
@@ -513,7 +560,7 @@ def test_tie_goes_to_the_unit_that_hurts_the_attacker_more() -> None:
     r = DEFENDER_CHOICE.run({"attacker": {"artillery": True}, "settings": {"choice_measure": "loss"},
                              "defenders": [{"name": "Rifles"}, {"name": "Tanks", "movement": "mechanized"}]})
     assert [c["measure"]["p"] for c in r["candidates"]] == ["0", "0"]
-    assert [c["attacker_hit"]["p"] for c in r["candidates"]] == ["5/18", "95/216"]
+    assert [c["attacker_hit"]["p"] for c in r["candidates"]] == ["3/8", "5/8"]
     assert r["chosen"]["name"] == "Tanks"
 
 
@@ -656,7 +703,7 @@ def test_api_reports_bad_input_as_data() -> None:
 
 def test_render_shows_printed_name_and_after_retreat_table() -> None:
     html = COMBAT.render(COMBAT.run({"attacker": {"artillery": True}, "retreat_hexes": 0}))
-    assert "DEF Retreat (table: DEF Retreat + Loss)" in html
+    assert "DEF Panick (table: DEF Loss)" in html
     assert "After retreats are made" in html and "stays in place" in html
     assert "After retreats are made" not in COMBAT.render(COMBAT.run({}))
 

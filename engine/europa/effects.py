@@ -22,7 +22,7 @@ from ..dice import Dist
 from .tables import ARMOUR_TABLE, RatioTable, TableRow, ratio_text
 from .units import re_text
 
-__all__ = ["ArmourModifier", "armour_modifier", "toward_zero", "AECA_ATEC", "AECA_AECD"]
+__all__ = ["ArmourModifier", "armour_modifier", "declined_armour", "toward_zero", "AECA_ATEC", "AECA_AECD"]
 
 AECA_ATEC = "AECA:ATEC"
 """The comparison that may help the attacker."""
@@ -118,6 +118,17 @@ def armour_modifier(aeca: Fraction, atec: Fraction, aecd: Fraction, table: Ratio
             parts.append(f"hexside {hexside}")
         trace.append(f"Terrain and weather AEC modifiers ({', '.join(parts)}) move it {reduction} toward zero.")
     return ArmourModifier(comparison, ratio, row, base, reduction, final, tuple(trace))
+
+
+def declined_armour() -> ArmourModifier:
+    """No armour modifier: the attacker declined AEC and the ``no_modifier`` reading is in use.
+
+    >>> declined_armour().final
+    Dist({0: 1})
+    """
+    return ArmourModifier(None, None, None, NO_MODIFIER, 0, NO_MODIFIER,
+                          ("The attacker declined AEC, so no armour comparison is made: no armour modifier "
+                           "(setting declined_aeca).",))
 
 
 def _row_words(row: TableRow) -> str:

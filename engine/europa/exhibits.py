@@ -104,7 +104,9 @@ def conversion_capacity_html() -> str:
     large = " or ".join(f.value for f in Formation if f in DIVISION_FORMATIONS)
     rows = [
         (small, "its own size in REs (one for one)"),
-        (large, f"{_frac(DIVISION_CONVERSION)} RE"),
+        (f"tank or mechanized {large}", f"{_frac(DIVISION_CONVERSION)} RE"),
+        (f"any other {large}", f"{_frac(DIVISION_CONVERSION)} RE (assumed; one for one under "
+                                "settings.division_conversion = tank_mechanized)"),
         (f"German panzer or panzer grenadier division, combat value {BIG_PANZER_MIN_COMBAT_VALUE} or more",
          f"{_frac(BIG_PANZER_CONVERSION)} REs"),
         ("any of these with half value", "half of the above"),

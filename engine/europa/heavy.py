@@ -27,12 +27,13 @@ from fractions import Fraction
 
 from ..dice import Dist
 from .tables import HEAVY_TABLE, RatioTable, TableRow, ratio_text
-from .units import AXIS, Heavy, Unit
+from .units import AXIS, Formation, Heavy, Unit
 
 __all__ = [
     "HEAVY_ARMOUR_CLASSES",
     "HEAVY_ATEC_CLASSES",
     "AXIS_HEAVY_AA_WEIGHT",
+    "counts_two",
     "heavy_armour_units",
     "heavy_atec_units",
     "HeavyEffect",
@@ -63,8 +64,27 @@ def _kind(u: Unit) -> str:
     return "" if u.heavy is Heavy.HEAVY_ARMOUR else f" ({u.heavy.value.replace('_', ' ')})"
 
 
-def heavy_atec_units(units: Sequence[Unit]) -> tuple[int, tuple[str, ...]]:
-    """Heavy ATEC units in a stack; an Axis heavy motorized AA unit counts two.
+def counts_two(unit: Unit, every_axis_heavy_aa: bool = True) -> bool:
+    """Whether an Axis heavy AA unit counts as two heavy ATEC units.
+
+    The rule's note names the Axis 2-10 heavy AA brigade; its example counts a
+    heavy motorized AA regiment as two. ``every_axis_heavy_aa`` follows the
+    example (every Axis heavy motorized AA unit); otherwise only a brigade of
+    combat value 2 counts two.
+
+    >>> from fractions import Fraction
+    >>> from engine.europa.units import Formation, UnitType
+    >>> regiment = Unit("D1", UnitType.HEAVY_AA, Formation.REGIMENT, Fraction(1), heavy=Heavy.HEAVY_MOT_AA)
+    >>> counts_two(regiment), counts_two(regiment, every_axis_heavy_aa=False)
+    (True, False)
+    """
+    if unit.heavy is not Heavy.HEAVY_MOT_AA or unit.nationality not in AXIS:
+        return False
+    return every_axis_heavy_aa or (unit.formation is Formation.BRIGADE and unit.combat_value == 2)
+
+
+def heavy_atec_units(units: Sequence[Unit], every_axis_heavy_aa: bool = True) -> tuple[int, tuple[str, ...]]:
+    """Heavy ATEC units in a stack; an Axis heavy motorized AA unit counts two (see :func:`counts_two`).
 
     >>> from fractions import Fraction
     >>> from engine.europa.units import Formation, Nationality, UnitType
@@ -80,9 +100,10 @@ def heavy_atec_units(units: Sequence[Unit]) -> tuple[int, tuple[str, ...]]:
     for u in units:
         if u.heavy not in HEAVY_ATEC_CLASSES:
             continue
-        weight = AXIS_HEAVY_AA_WEIGHT if u.heavy is Heavy.HEAVY_MOT_AA and u.nationality in AXIS else 1
+        weight = AXIS_HEAVY_AA_WEIGHT if counts_two(u, every_axis_heavy_aa) else 1
         count += weight
-        extra = " (an Axis heavy motorized AA unit counts as two)" if weight > 1 else ""
+        extra = ((" (an Axis heavy motorized AA unit counts as two)" if every_axis_heavy_aa
+                  else " (an Axis 2-10 heavy AA brigade counts as two)") if weight > 1 else "")
         lines.append(f"{u.label}: {weight} heavy ATEC unit{'s' if weight > 1 else ''}{extra}.")
     return count, tuple(lines)
 
@@ -150,12 +171,12 @@ def _signed(n: int) -> str:
 
 
 def heavy_comparison(attackers: Sequence[Unit], defenders: Sequence[Unit],
-                     table: RatioTable = HEAVY_TABLE) -> HeavyComparison:
+                     table: RatioTable = HEAVY_TABLE, every_axis_heavy_aa: bool = True) -> HeavyComparison:
     """Compare heavy armour with heavy ATEC both ways."""
     a_armour, a_lines = heavy_armour_units(attackers)
-    a_atec, a_atec_lines = heavy_atec_units(attackers)
+    a_atec, a_atec_lines = heavy_atec_units(attackers, every_axis_heavy_aa)
     d_armour, d_lines = heavy_armour_units(defenders)
-    d_atec, d_atec_lines = heavy_atec_units(defenders)
+    d_atec, d_atec_lines = heavy_atec_units(defenders, every_axis_heavy_aa)
     attack = _effect(a_armour, d_atec, table, "Attack", "defender")
     defence = _effect(d_armour, a_atec, table, "Defence", "attacker")
     counts = (("Attacker heavy armour: " + str(a_armour) + ".",) + a_lines

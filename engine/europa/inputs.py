@@ -137,7 +137,8 @@ ARMOUR_TABLE_FIELD = ListOf(
     "armour_table", "Armour effects table: each ratio reads the highest row it reaches.",
     default=tuple(ARMOUR_TABLE.to_json()), item=TABLE_ROW, min_items=1, max_items=20, label="Armour effects table",
     assumed="The rule cites an armour effects table that our source does not print; it gives only 5.1:1 = +3 "
-            "with an even chance of +4. The other rows are ours, mirrored for AECA:AECD; ratios round down.")
+            "with an even chance of +4. The other rows are ours, mirrored for AECA:AECD; ratios round down. "
+            "A zero is not covered: AECA against no ATEC reads the top row, no AECA against AECD the bottom one.")
 
 HEAVY_TABLE_FIELD = ListOf(
     "heavy_table", "Heavy unit table: used only when heavy armour units outnumber the other side's heavy ATEC.",
@@ -165,8 +166,24 @@ SETTINGS = Group("settings", "Our readings where the source is silent; change th
     Choice("double_converts", "How many REs a double-value brigade or smaller converts.", "size",
            choices=("size", "doubled"), labels={"size": "Its size (one for one)", "doubled": "Twice its size"},
            label="Double converts",
-           assumed="One for one is given for size; the double panzer division example converts no more than a "
-                   "full one, so we convert by size."),
+           assumed="Brigades and smaller convert one for one, and the source never says that a double value "
+                   "changes that; we convert by size."),
+    Choice("division_conversion", "Which divisions and corps convert a fixed 1 RE.", "every",
+           choices=("every", "tank_mechanized"),
+           labels={"every": "Every division or corps", "tank_mechanized": "Tank and mechanized ones only; "
+                   "others convert one for one"},
+           label="Division converts",
+           assumed="The source holds tank and mechanized divisions (or corps) to 1 RE of conversion and says "
+                   "nothing of other divisions with AEC or ATEC (an anti-tank or infantry division with full "
+                   "ATEC); we hold every division or corps to 1 RE."),
+    Choice("intrinsic_atec", "When a division's intrinsic ATEC is counted against conversions.",
+           "after_conversions", choices=("after_conversions", "reserved"),
+           labels={"after_conversions": "Conversions first; intrinsic fills what is left of its size",
+                   "reserved": "Room kept for intrinsic before converting"},
+           label="Intrinsic ATEC",
+           assumed="Intrinsic ATEC adds to conversions up to the division's size; the source's example counts "
+                   "three REs of conversions and lets the half RE of intrinsic ATEC go unused, so by default "
+                   "conversions come first."),
     Choice("partial_re_losses", "A part RE counted for required losses: a whole point, or nothing.", "up",
            choices=("up", "down"), labels={"up": "Round up", "down": "Round down"}, label="Part REs",
            assumed="One strength point per RE is required; the source does not say what a half RE calls for."),
@@ -191,6 +208,21 @@ SETTINGS = Group("settings", "Our readings where the source is silent; change th
     Boolean("decline_covers_heavy", "Declining AEC/ATEC also gives up heavy armour and heavy ATEC.", False,
             label="Decline covers heavy",
             assumed="Heavy effects are in addition to normal ones; the source does not tie them to the decline."),
+    Choice("declined_aeca", "What the modifier is when the attacker declines AEC.", "counts_zero",
+           choices=("counts_zero", "no_modifier"),
+           labels={"counts_zero": "AECA counts 0; the defender's AECD still gives its modifier",
+                   "no_modifier": "No armour modifier at all"},
+           label="Attacker declines",
+           assumed="The source says only that declining removes the required losses. We count the declining "
+                   "side's REs as 0 and still work out the modifier, so an attacker that declines against AECD "
+                   "reads the table's lowest row; the other reading gives no armour modifier."),
+    Choice("axis_heavy_aa", "Which Axis heavy AA units count as two heavy ATEC units.", "every",
+           choices=("every", "brigade_2_10"),
+           labels={"every": "Every Axis heavy motorized AA unit (the example)",
+                   "brigade_2_10": "Only a 2-10 heavy AA brigade (the note)"},
+           label="Axis heavy AA",
+           assumed="The note counts each Axis 2-10 heavy AA brigade as two; the example under it counts a heavy "
+                   "motorized AA regiment as two. The two disagree; we follow the example."),
 ))
 
 
@@ -274,7 +306,9 @@ def total_rules(settings: Mapping[str, Any]) -> TotalRules:
     return TotalRules(double_converts_doubled=settings["double_converts"] == "doubled",
                       infantry_pooled=settings["infantry_backing"] == "pooled",
                       motorized_infantry_backs=settings["motorized_infantry_backs"],
-                      half_atec_remainder_converts=settings["half_atec_remainder_converts"])
+                      half_atec_remainder_converts=settings["half_atec_remainder_converts"],
+                     only_tank_mech_divisions_fixed=settings["division_conversion"] == "tank_mechanized",
+                     intrinsic_reserved=settings["intrinsic_atec"] == "reserved")
 
 
 def loss_rules(settings: Mapping[str, Any]) -> LossRules:

@@ -32,6 +32,7 @@ from .units import (
     CAPABILITY_FACTOR,
     CONDITIONAL_DOUBLE_ATEC,
     DIVISION_CONVERSION,
+    FIXED_CONVERSION_TYPES,
     INFANTRY_PER_DOUBLE_RE,
     INFANTRY_TYPES,
     NEUTRAL_SHARE,
@@ -83,6 +84,12 @@ class TotalRules:
     """Motorized infantry counts as infantry for the three-to-one support test."""
     half_atec_remainder_converts: bool = False
     """The neutral half of a half-ATEC unit may be converted to ATEC (else it has ATEC of its own)."""
+    only_tank_mech_divisions_fixed: bool = False
+    """Only tank and mechanized divisions or corps convert a fixed 1 RE; other divisions and corps convert
+    one for one like brigades (else every division or corps converts 1 RE)."""
+    intrinsic_reserved: bool = False
+    """Room for a division's intrinsic ATEC is kept free before conversions (else conversions come first
+    and intrinsic ATEC fills only what is left of the division's size, as the source's example counts)."""
 
 
 @dataclass(frozen=True)
@@ -264,8 +271,11 @@ def conversion_capacity(unit: Unit, value: Capability, rules: TotalRules = Total
     if unit.is_big_panzer:
         base, why = BIG_PANZER_CONVERSION, (f"a German {unit.unit_type.value} division with combat value "
                                             f"{unit.combat_value} converts {re_text(BIG_PANZER_CONVERSION)}")
-    elif unit.is_division:
+    elif unit.is_division and (unit.unit_type in FIXED_CONVERSION_TYPES or not rules.only_tank_mech_divisions_fixed):
         base, why = DIVISION_CONVERSION, f"a {unit.formation.value} converts {re_text(DIVISION_CONVERSION)}"
+    elif unit.is_division:
+        base, why = unit.re_size, (f"a {UNIT_TYPE_WORDS[unit.unit_type]} {unit.formation.value} converts one for "
+                                   "one (only tank and mechanized ones are held to 1 RE)")
     else:
         base, why = unit.re_size, f"a {unit.formation.value} converts one for one"
     if value is Capability.HALF:
@@ -324,15 +334,20 @@ def _convertible(unit: Unit, category: Category, value: Capability, terrain: Red
     return neutral, ""
 
 
-def _allocate(shares: list[Share]) -> tuple[list[Share], list[Conversion]]:
+def _allocate(shares: list[Share], intrinsic_last: bool = False) -> tuple[list[Share], list[Conversion]]:
     """Pair conversion capacity with neutral REs, best terrain factors first.
 
     A converted RE is worth the lower of the converter's and the converted
     unit's factors, so pairing both lists in descending order of factor
-    gives the largest total.
+    gives the largest total. With ``intrinsic_last`` (ATEC, conversions
+    before intrinsic ATEC) units with the least intrinsic ATEC are converted
+    first, since converting a division's REs only displaces its intrinsic ATEC.
     """
+    def taker_key(t: tuple[Fraction, int]) -> tuple[Fraction, Fraction, int]:
+        return -t[0], shares[t[1]].unit.intrinsic_atec if intrinsic_last else ZERO, t[1]
+
     givers = sorted(((s.multiplier, i) for i, s in enumerate(shares) if s.capacity > 0), key=lambda t: (-t[0], t[1]))
-    takers = sorted(((s.multiplier, i) for i, s in enumerate(shares) if s.convertible > 0), key=lambda t: (-t[0], t[1]))
+    takers = sorted(((s.multiplier, i) for i, s in enumerate(shares) if s.convertible > 0), key=taker_key)
     cap_left = {i: shares[i].capacity for _, i in givers}
     pool_left = {i: shares[i].convertible for _, i in takers}
     raw = [ZERO] * len(shares)
@@ -385,7 +400,7 @@ def _prepare(u: Unit, category: Category, value: Capability, terrain: Reduction,
     if blocked:
         lines.append(f"{u.key}: its neutral REs cannot be converted: {blocked}.")
     cap_note = ""
-    if category is Category.ATEC and u.intrinsic_atec > 0:
+    if category is Category.ATEC and u.intrinsic_atec > 0 and rules.intrinsic_reserved:
         room = max(ZERO, u.re_size - own_raw - u.intrinsic_atec)
         if convertible > room:
             cap_note = (f"{u.key}: intrinsic ATEC and conversions together stop at its size, so at most "
@@ -420,7 +435,7 @@ def stack_total(units: Sequence[Unit], category: Category, terrain: Reduction = 
         lines[u.key] = ([value_note] if value_note else []) + unit_lines
         if cap_note:
             capped[u.key] = cap_note
-    shares, conversions = _allocate(shares)
+    shares, conversions = _allocate(shares, category is Category.ATEC and not rules.intrinsic_reserved)
     if category is Category.ATEC:
         shares = [_with_intrinsic(s) for s in shares]
     trace: list[str] = []
@@ -432,6 +447,10 @@ def stack_total(units: Sequence[Unit], category: Category, terrain: Reduction = 
         if s.intrinsic:
             trace.append(f"{s.unit.key}: adds {re_text(s.intrinsic)} of intrinsic ATEC (intrinsic ATEC never "
                          "converts other units).")
+        if category is Category.ATEC and s.intrinsic < s.unit.intrinsic_atec:
+            trace.append(f"{s.unit.key}: of its {re_text(s.unit.intrinsic_atec)} of intrinsic ATEC only "
+                         f"{re_text(s.intrinsic)} fits: with its conversions it may not pass its own "
+                         f"{re_text(s.unit.re_size)}.")
     trace.extend(c.text(category) for c in conversions)
     trace.extend(_leftovers(shares))
     result = StackTotal(category, tuple(shares), tuple(conversions))

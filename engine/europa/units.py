@@ -37,6 +37,7 @@ __all__ = [
     "ONE_FOR_ONE_FORMATIONS",
     "DIVISION_FORMATIONS",
     "DIVISION_CONVERSION",
+    "FIXED_CONVERSION_TYPES",
     "BIG_PANZER_CONVERSION",
     "BIG_PANZER_MIN_COMBAT_VALUE",
     "BIG_PANZER_TYPES",
@@ -210,6 +211,9 @@ DIVISION_FORMATIONS: frozenset[Formation] = frozenset({Formation.DIVISION, Forma
 
 DIVISION_CONVERSION = Fraction(1)
 """REs a division or corps converts."""
+
+FIXED_CONVERSION_TYPES: frozenset[UnitType] = frozenset({UnitType.TANK, UnitType.MECHANIZED})
+"""Types whose divisions and corps the source names as counting 1 RE for conversion."""
 
 BIG_PANZER_CONVERSION = Fraction(2)
 """REs a German panzer or panzer grenadier division above the threshold converts."""

@@ -24,7 +24,7 @@ from typing import Any
 from .. import present
 from ..dice import Dist, Roll, prob_json, roll
 from ..schema import fraction_text
-from .effects import AECA_AECD, AECA_ATEC, ArmourModifier, armour_modifier, toward_zero
+from .effects import AECA_AECD, AECA_ATEC, ArmourModifier, armour_modifier, declined_armour, toward_zero
 from .heavy import HeavyComparison, HeavyEffect, heavy_comparison
 from .inputs import (
     AEC_INPUTS,
@@ -203,12 +203,16 @@ def analyse(values: Mapping[str, Any]) -> Analysis:
     used_aecd = aecd.total if defender_uses else ZERO
     used_atec = atec.total if defender_uses else ZERO
 
-    armour = armour_modifier(used_aeca, used_atec, used_aecd, armour_table(settings),
-                             conditions["terrain_aec_modifier"], conditions["weather_aec_modifier"],
-                             conditions["hexside_aec_modifier"])
+    if not attacker_uses and settings["declined_aeca"] == "no_modifier":
+        armour = declined_armour()
+    else:
+        armour = armour_modifier(used_aeca, used_atec, used_aecd, armour_table(settings),
+                                 conditions["terrain_aec_modifier"], conditions["weather_aec_modifier"],
+                                 conditions["hexside_aec_modifier"])
     skips = settings["decline_covers_heavy"]
     heavy = heavy_comparison(attackers if attacker_uses or not skips else (),
-                             defenders if defender_uses or not skips else (), heavy_table(settings))
+                             defenders if defender_uses or not skips else (), heavy_table(settings),
+                             every_axis_heavy_aa=settings["axis_heavy_aa"] == "every")
 
     hex_modifies_aec = (terrain is not Reduction.NONE or conditions["terrain_aec_modifier"] > 0
                         or conditions["weather_aec_modifier"] > 0)

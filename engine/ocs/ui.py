@@ -65,9 +65,11 @@ ASSUMED = {
                 "whether each unit is halved or the side's sum."),
     "half_rounding": "The charts do not say whether a half point is kept, rounded up or rounded down.",
     "attacker_options": ("How options are paid is the attacker's own choice; the loss and exploitation "
-                         "figures need one."),
+                         "figures need one. That each option is one step or one hex is implied by note 3, "
+                         "not stated."),
     "defender_options": ("How options are paid is the defender's own choice; the loss and DG figures "
-                         "need one."),
+                         "need one. That each option is one step or one hex is implied by note 3, not "
+                         "stated."),
     "excused_options": ("Note 2 allows the defender to skip his options after an attacker retreat but lets "
                         "him pay them anyway; the figures need one of the two."),
 }

@@ -159,9 +159,25 @@ def combat_modifiers(terrain: Terrain, hex_sides: int, attacker: Unit, defender:
                  + _strength(attacker, defender, settings))
 
 
+WORST_ALLOWED: Final[Mapping[str, Result]] = {
+    "DEF": Result("DEF", (RETREAT, PANIC)),
+    "ATT": Result("ATT", (PANIC,)),
+}
+"""What destroyed becomes under the ``ceiling`` reading: the worst result artillery may still give
+each side (a defender may be made to retreat; the table never makes an attacker retreat)."""
+
+
 def _limit(result: Result, settings: Settings) -> Result:
-    """Replace the loss and destroyed parts that artillery may not cause or take."""
-    loss_to = PANIC if settings.artillery_limit == "cap" else None
+    """Replace the loss and destroyed parts that artillery may not cause or take.
+
+    >>> _limit(TABLE_RESULTS[18], Settings()).name
+    'DEF Retreat + Panick'
+    >>> _limit(TABLE_RESULTS[5], Settings()).name
+    'ATT Panick'
+    """
+    if settings.artillery_limit == "ceiling" and result.has(DESTROYED) and result.side is not None:
+        return WORST_ALLOWED[result.side]
+    loss_to = PANIC if settings.artillery_limit in ("cap", "ceiling") else None
     destroyed_to = None if settings.artillery_limit == "strike_all" else PANIC
     return result.replace(LOSS, loss_to).replace(DESTROYED, destroyed_to)
 
@@ -177,10 +193,12 @@ def apply_artillery_rule(printed: Result, attacker: Unit, defender: Unit,
     >>> arty = Unit("foot", True, "supplied", 0, "none")
     >>> foot = Unit("foot", False, "supplied", 0, "none")
     >>> apply_artillery_rule(TABLE_RESULTS[16], arty, foot).name
-    'DEF Retreat'
+    'DEF Retreat + Panick'
     >>> apply_artillery_rule(TABLE_RESULTS[18], arty, foot).name
-    'DEF Panick'
-    >>> apply_artillery_rule(TABLE_RESULTS[14], arty, foot, Settings(artillery_limit="cap")).name
+    'DEF Retreat + Panick'
+    >>> apply_artillery_rule(TABLE_RESULTS[16], arty, foot, Settings(artillery_limit="strike")).name
+    'DEF Retreat'
+    >>> apply_artillery_rule(TABLE_RESULTS[18], arty, foot, Settings(artillery_limit="strike")).name
     'DEF Panick'
     >>> apply_artillery_rule(TABLE_RESULTS[4], arty, foot).name
     'ATT Panick'

@@ -190,7 +190,8 @@ def combat_result(combat: Combat) -> dict[str, Any]:
 
 def after_combat_notes(combat: Combat) -> list[str]:
     """What happens after the roll, whatever the result."""
-    notes = ["The attacker loses all movement points it has left."]
+    notes = ["Both units took part in the combat, so each loses all movement points it has left "
+             "(the defender too, if it survives)."]
     if combat.other_units and not combat.settings.stack_shares_result:
         notes.append(f"{combat.other_units} other enemy unit(s) stay in the hex, so the attacker cannot move in.")
     else:
@@ -267,11 +268,19 @@ def play(combat: Combat, rng: random.Random) -> dict[str, Any]:
     advance = combat.hex_emptied(outcome)
     steps.append("The hex is empty: the attacker moves in." if advance
                  else "The attacker stays where it is.")
-    steps.append("The attacker has no movement points left this turn.")
+    steps.append(_moves_left_text(outcome.final))
     return {"rolls": rolls, "steps": steps, "outcome": applied.name + (_failed_text(outcome) if failed else ""),
             "faces": list(dice_roll.faces), "modifier": modifier, "total": total, "row": row,
             "printed": TABLE_RESULTS[row].name, "result": applied.name, "retreat": retreat,
             "xp": {"attacker": xp_att, "defender": xp_def}, "advance": advance}
+
+
+def _moves_left_text(final: Result) -> str:
+    """Every unit that took part in the combat and survives has no movement points left."""
+    if final.has(DESTROYED):
+        survivor = "defender" if final.side == "ATT" else "attacker"
+        return f"The {survivor} has no movement points left this turn."
+    return "Neither unit has any movement points left this turn."
 
 
 def _retreat(combat: Combat, rng: random.Random) -> tuple[dict[str, Any], bool, list[dict[str, Any]], str]:

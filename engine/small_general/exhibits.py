@@ -69,7 +69,7 @@ def modifier_table() -> str:
     return _table("Modifiers to the attacker's 3d6 roll", ("Rule", "When", "Modifier"), rows)
 
 
-ARTILLERY_LIMITS: Final = ("strike", "cap", "strike_all")
+ARTILLERY_LIMITS: Final = ("ceiling", "strike", "cap", "strike_all")
 
 
 def artillery_table() -> str:

@@ -6,7 +6,7 @@ validated values for the engine.
 
 >>> s = Settings.from_inputs(SETTINGS.validate(None))
 >>> s.artillery_limit, s.retreat_direction, s.combined_xp
-('strike', 'among_friendly', 'sum')
+('ceiling', 'among_friendly', 'sum')
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ __all__ = ["UNIT_NAMES", "Settings", "SETTING_FIELDS", "SETTINGS", "ArtilleryLim
            "StrengthRule", "ChoiceMeasure", "terrain_field", "hex_sides_field", "retreat_hexes_field",
            "attacker_group", "defender_fields", "defender_group", "MAX_STRENGTH"]
 
-ArtilleryLimit: TypeAlias = Literal["strike", "cap", "strike_all"]
+ArtilleryLimit: TypeAlias = Literal["ceiling", "strike", "cap", "strike_all"]
 RetreatDirection: TypeAlias = Literal["among_friendly", "six_directions"]
 StrengthRule: TypeAlias = Literal["none", "difference"]
 ChoiceMeasure: TypeAlias = Literal["harm", "loss", "any_result", "attacker_xp"]
@@ -49,14 +49,17 @@ SETTING_FIELDS: Final[tuple[Field, ...]] = (
            assumed="The table prints totals from 3 to 18 only and the rules never say what a "
                    "lower or higher modified total means; we read the nearest end of the table."),
     Choice("artillery_limit", "What a loss or destroyed result becomes when artillery may not cause or take it.",
-           "strike", choices=("strike", "cap", "strike_all"),
-           labels={"strike": "Strike the loss; destroyed becomes Panick",
+           "ceiling", choices=("ceiling", "strike", "cap", "strike_all"),
+           labels={"ceiling": "Loss becomes Panick; destroyed becomes the worst allowed result",
+                   "strike": "Strike the loss; destroyed becomes Panick",
                    "cap": "Loss and destroyed both become Panick",
                    "strike_all": "Strike both loss and destroyed"},
            label="Artillery: forbidden results",
            assumed="Attacking artillery can neither cause a loss or destroyed result (its worst is "
-                   "a combat state) nor take a loss itself; what such a table result turns into "
-                   "is not said."),
+                   "a combat state, though it may force retreats) nor take a loss itself; what such a "
+                   "table result turns into is not said. By default a loss becomes Panick and destroyed "
+                   "becomes the worst result still allowed (DEF Retreat + Panick, ATT Panick), so a "
+                   "better roll never gives a weaker result."),
     Boolean("defending_artillery", "Also limit the results a defending artillery unit inflicts on its attacker.",
             False, label="Limit defending artillery too",
             assumed="The limit speaks of what artillery causes and of artillery that attacks; "
@@ -113,7 +116,7 @@ class Settings:
 
     beyond_table: Literal["clamp"] = "clamp"
     """Off-table totals are read at the nearest end of the table."""
-    artillery_limit: ArtilleryLimit = "strike"
+    artillery_limit: ArtilleryLimit = "ceiling"
     """What a forbidden loss or destroyed result becomes under the artillery rule."""
     defending_artillery: bool = False
     """Whether the artillery limit also covers results inflicted by a defending artillery unit."""
