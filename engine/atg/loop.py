@@ -524,7 +524,8 @@ class Battle:
                     continue
                 remaining = 100.0 * len(fighting) / u.count
                 morale = sum(p.morale for p in fighting) / len(fighting)
-                if not parts.panic_possible(remaining, morale, u.can_retreat, f["no_retreat_morale_factor"]):
+                if not parts.panic_possible(remaining, morale, u.can_retreat, f["no_retreat_morale_factor"],
+                                            f["panic_complement"] == 1.0):
                     continue
                 draw = self.rng.random()
                 panics = draw < f["panic_chance"]

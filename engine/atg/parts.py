@@ -307,19 +307,25 @@ def counterattack_rulevar(by_hex_attacker: bool, land_vs_land: bool) -> str:
 
 # Panic ---------------------------------------------------------------------------------------------------
 
-def panic_possible(remaining_percent: N, morale: N, can_retreat: bool, no_retreat_factor: N) -> bool:
+def panic_possible(remaining_percent: N, morale: N, can_retreat: bool, no_retreat_factor: N,
+                   complement: bool = False) -> bool:
     """A unit may panic when the percent of its troops remaining is below its morale
-    (doubled, by default, for a unit with no way out).
+    (doubled, by default, for a unit with no way out); with ``complement``, below 100 minus that morale.
 
     >>> panic_possible(40, 50, True, 2), panic_possible(60, 50, True, 2), panic_possible(60, 50, False, 2)
     (True, False, True)
+    >>> panic_possible(60, 30, True, 2, complement=True), panic_possible(60, 30, False, 2, complement=True)
+    (True, False)
     """
     limit = morale if can_retreat else morale * no_retreat_factor
+    if complement:
+        limit = 100 - limit
     return remaining_percent < limit
 
 
 def panic_chance(remaining_percent: N, morale: N, can_retreat: bool, no_retreat_factor: N, chance: N,
-                 *, bombardment: bool = False, defender_under_air_attack: bool = False) -> N:
+                 *, bombardment: bool = False, defender_under_air_attack: bool = False,
+                 complement: bool = False) -> N:
     """Chance a unit panics this round: rulevar 70 if it may, else 0.
 
     >>> panic_chance(40, 50, True, 2, Fraction(1, 4))
@@ -329,4 +335,5 @@ def panic_chance(remaining_percent: N, morale: N, can_retreat: bool, no_retreat_
     """
     if bombardment or defender_under_air_attack:
         return 0  # type: ignore[return-value]
-    return chance if panic_possible(remaining_percent, morale, can_retreat, no_retreat_factor) else 0  # type: ignore
+    possible = panic_possible(remaining_percent, morale, can_retreat, no_retreat_factor, complement)
+    return chance if possible else 0  # type: ignore

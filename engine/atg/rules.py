@@ -143,6 +143,14 @@ class Rules:
     panic_morale_loss: Fraction = setting(Fraction(1, 2), help="Share of morale lost at once when a unit panics.",
                                           minimum=0, maximum=1, section=_RETREAT,
                                           assumed="The page calls it rulevar 172. " + LATER)
+    panic_reading: str = setting("as_written", help="Which units may panic.",
+                                 choices=("as_written", "complement"),
+                                 labels={"as_written": "percent remaining below morale (the page's words)",
+                                         "complement": "percent remaining below 100 minus morale"},
+                                 section=_RETREAT,
+                                 assumed="The page says below the morale; read literally a unit of full morale may "
+                                 "panic at its first loss, and doubling morale with no way out makes panic likelier. "
+                                 "The complement reading reverses both.")
     no_retreat_morale_factor: Fraction = setting(Fraction(2), help="Morale multiplier in the panic test for a unit "
                                                  "with no way out.", minimum=0, maximum=10, section=_RETREAT,
                                                  assumed="The page says morale is doubled.")
@@ -330,12 +338,13 @@ def concentric_values(rules: Rules) -> tuple[Fraction, ...]:
 def as_floats(rules: Rules) -> dict[str, float]:
     """Every setting as a float, converted once per battle for the hot path.
 
-    Choices become 0.0/1.0 flags: ``tie_to_attacker`` and ``whole_scores``.
+    Choices become 0.0/1.0 flags: ``tie_to_attacker``, ``whole_scores`` and ``panic_complement``.
     """
     out = {f.name: float(getattr(rules, f.name)) for f in dataclasses.fields(rules)
            if not isinstance(getattr(rules, f.name), str)}
     out["tie_to_attacker"] = 1.0 if rules.tie_reading == "ties_to_attacker" else 0.0
     out["whole_scores"] = 1.0 if rules.randomisation == "whole" else 0.0
+    out["panic_complement"] = 1.0 if rules.panic_reading == "complement" else 0.0
     return out
 
 
