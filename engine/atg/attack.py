@@ -56,7 +56,7 @@ def startup(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
     if b.round > 2 or (a.side == 0) == counter:
         return 1.0
     m = b.f["startup_round_1"] if b.round == 1 else b.f["startup_round_2"]
-    return parts.startup_factor(m, float(a.t.startup_penalty))
+    return parts.startup_factor(m, b.type_floats[a.t][2])
 
 
 def counterattack(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
@@ -102,7 +102,7 @@ def readiness(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
 
 def special(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
     """The attacker type's special attack factor."""
-    return float(a.t.special_attack)
+    return b.type_floats[a.t][0]
 
 
 def supply(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
@@ -192,7 +192,7 @@ def experience_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> flo
 
 def special_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
     """The target type's special defence factor."""
-    return float(t.t.special_defence)
+    return b.type_floats[t.t][1]
 
 
 def entrenchment(b: Battle, a: Individual, t: Individual, counter: bool) -> float:

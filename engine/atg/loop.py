@@ -163,6 +163,9 @@ class Battle:
         self.prevent = rules.prevent_rules and any(setup.type_of(u).prevents
                                                   for u in setup.attackers + setup.defenders)
         self._round_notes: list[dict[str, Any]] = []
+        self.type_floats = {t: (float(t.special_attack), float(t.special_defence), float(t.startup_penalty))
+                            for t in setup.roster.values()}
+        """Per type: special attack, special defence and start-up share as floats (the hot path's copy)."""
         self._build()
 
     # Building the sides -----------------------------------------------------------------------------
@@ -371,7 +374,9 @@ class Battle:
         return True
 
     def _find_target(self, a: Individual) -> Individual | None:
-        candidates = [x for x in self.people[1 - a.side] if self.targetable(a, x)]
+        ok = self.targetable
+        candidates = [x for x in self.people[1 - a.side]
+                      if (x.status == IN or (x.status == RETREATING and x.kind != HIT)) and ok(a, x)]
         if not candidates:
             return None
         n = len(candidates)
