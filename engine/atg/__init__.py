@@ -7,3 +7,5 @@ Modules, in the page's order: :mod:`.rules` (the rule variables),
 :mod:`.loop` (the rounds, the steps and :func:`fight`), :mod:`.endings`
 (what happens after the last round) and :mod:`.parts` (exact calculators).
 """
+
+from . import widgets as _widgets  # noqa: F401,E402  (importing registers the system's widgets)
