@@ -26,7 +26,7 @@ from . import parts
 from .loop import fight
 from .narrate import ENDING_TEXT, narrate
 from .rules import RULES_GROUP, Rules, concentric_values
-from .setup import COMBAT_TYPES, Setup, Unit, UnitState
+from .setup import COMBAT_TYPES, AASupport, Interceptor, Setup, Unit, UnitState
 from .units import LANDSCAPES, ROSTER
 
 __all__ = ["WIDGETS", "rules_subset", "battle_setup"]
@@ -330,6 +330,25 @@ _UNIT = Group("unit", "", label="Unit", fields=(
     Boolean("cargo", "Carried by its side's transports (paradrop or airlift).", False, label="Carried"),
 ))
 
+_INTERCEPTOR = Group("interceptor", "", label="Interceptor", fields=(
+    Choice("type", "Air subformation type.", "Fighter", choices=tuple(n for n, t in ROSTER.items() if t.is_air),
+           label="Type"),
+    Integer("count", "Individuals in the unit.", 4, minimum=0, maximum=100, label="Count"),
+    Integer("readiness", "Readiness (its lowest).", 80, minimum=0, maximum=100, label="Readiness"),
+    Integer("intercept_setting", "Intercept standing order.", 90, minimum=0, maximum=100, label="Intercept setting"),
+    Integer("distance", "Action points from its airfield to the battle.", 20, minimum=0, maximum=1000,
+            label="Distance (AP)"),
+    Integer("fuel", "Fuel per individual.", 100, minimum=0, maximum=1000, label="Fuel"),
+    Boolean("own_airfield_targeted", "Its own airfield is the target.", False, label="Own airfield attacked"),
+))
+
+_AA = Group("aa", "", label="Anti-aircraft support", fields=(
+    Choice("type", "Type with anti-aircraft range.", "Flak", choices=tuple(n for n, t in ROSTER.items() if t.aa_range),
+           label="Type"),
+    Integer("count", "Individuals in the unit.", 2, minimum=0, maximum=100, label="Count"),
+    Integer("distance", "Hexes from the battle.", 1, minimum=1, maximum=10, label="Distance (hexes)"),
+))
+
 BATTLE_INPUTS: Final = Group("inputs", "", fields=(
     ListOf("attackers", "Units attacking the hex.",
            ({"type": "Infantry", "count": 12, "side": 0}, {"type": "Tank", "count": 4, "side": 1}),
@@ -344,6 +363,11 @@ BATTLE_INPUTS: Final = Group("inputs", "", fields=(
     Boolean("bridge", "A bridge still stands.", False, label="Bridge"),
     Boolean("location", "A location stands in the hex.", False, label="Location"),
     Boolean("sea", "Sea hex (breaks off with no defending ship).", False, label="Sea hex"),
+    Boolean("airfield", "The hex is an airfield.", False, label="Airfield"),
+    ListOf("interceptors", "Defending or allied air units that may intercept an air mission.", (), item=_INTERCEPTOR,
+           min_items=0, max_items=4, label="Interceptors"),
+    ListOf("aa_support", "Anti-aircraft units in nearby hexes.", (), item=_AA, min_items=0, max_items=4,
+           label="Anti-aircraft support"),
     RULES_GROUP,
 ))
 
@@ -355,9 +379,13 @@ def battle_setup(v: Mapping[str, Any]) -> Setup:
                           u["supply"])
         return Unit(u["type"], u["count"], state, side=u["side"], hq=u["hq"], crosses_river=u["crosses_river"],
                     retreat_order=u["retreat_order"], can_retreat=u["can_retreat"], cargo=u["cargo"])
+    inter = tuple(Interceptor(Unit(i["type"], i["count"], UnitState(readiness=i["readiness"], fuel=i["fuel"])),
+                              intercept_setting=i["intercept_setting"], distance=i["distance"],
+                              own_airfield_targeted=i["own_airfield_targeted"]) for i in v["interceptors"])
+    aa = tuple(AASupport(Unit(x["type"], x["count"]), distance=x["distance"]) for x in v["aa_support"])
     return Setup(tuple(unit(u) for u in v["attackers"]), tuple(unit(u) for u in v["defenders"]),
                  combat=v["combat"], landscape=v["landscape"], river=v["river"], bridge=v["bridge"],
-                 location=v["location"], sea=v["sea"])
+                 location=v["location"], sea=v["sea"], airfield=v["airfield"], interceptors=inter, aa_support=aa)
 
 
 def battle_compute(v: Mapping[str, Any]) -> dict[str, Any]:
@@ -395,7 +423,11 @@ def battle_render_sample(res: Mapping[str, Any]) -> str:
     figs = [{"label": "Ending", "value": ENDING_TEXT.get(res["ending"], res["ending"])},
             {"label": "Rounds", "value": str(res["rounds"])}, side("Attacker", res["attacker"]),
             side("Defender", res["defender"])]
-    return present.figures(figs) + narrate(res["events"])
+    lines = [f"{i['count']} × {i['unit']}: " + ("joins" if i["joins"] else "stays out") + f" ({i['reason']}"
+             + (f"; failure chance {i['failure']:.4g}, draw {i['draw']:.4g}" if i["draw"] is not None else "") + ")"
+             for i in res["interceptions"]]
+    inter = present.section("Interception", present.steps(lines, ordered=False)) if lines else ""
+    return present.figures(figs) + inter + narrate(res["events"])
 
 
 WIDGETS: Final[tuple[Widget, ...]] = (
