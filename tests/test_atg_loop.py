@@ -448,3 +448,77 @@ def test_forty_against_forty():
     endings = Counter(fight(s, Rules(), random.Random(i)).ending for i in range(50))
     assert set(endings) <= {"attacker_won", "defender_held", "standoff"}
     assert ROSTER["Tank"].attack["hard"] == 30
+
+
+# More modifiers, each seen in the log ------------------------------------------------------------------------------------------
+
+def test_startup_modifier_rounds_1_and_2_scaled_by_type():
+    half = _type("Half", attack={"soft": 1}, hp=1_000_000, startup_penalty=F(1, 2))
+    s = _setup([Unit("Half", 1, UnitState(action_points=30))], [Unit("Dummy", 1)], roster=_roster(half, DUMMY))
+    o = fight(s, Rules(startup_round_1=F(1, 2), startup_round_2=F(3, 4), counterattacks_off=True),
+              random.Random(32), record=True)
+    by_round = {e["round"]: _mod(e, "attack start-up") for e in _attacks(o)}
+    assert by_round == {1: 0.75, 2: 0.875, 3: 1.0, 4: 1.0}       # 1 - (1 - m) × 1/2; 30 AP pay for rounds 2-4
+
+
+def test_max_attacked_weakens_the_third_attack_on_a_target():
+    many = _type("Many", attack={"soft": 1}, hp=1_000_000, attacks=4, initiative=100)
+    target = _type("Target", attack={}, hp=1_000_000, max_attacked=1)
+    s = _setup([Unit("Many", 1, UnitState(action_points=10))], [Unit("Target", 1)], roster=_roster(many, target))
+    o = fight(s, Rules(counterattacks_off=True), random.Random(33), record=True)
+    assert [_mod(e, "max attacked") for e in _attacks(o, round=1)] == [1.0, 1.0, 0.5, pytest.approx(1 / 3)]
+
+
+def test_orderly_retreating_target_modifier():
+    # a kill in round 1 sends the rest of the Soft unit back in order (standing order 0 %); an orderly
+    # retreater stays a target, attacked with rulevar 113 as a defender of the hex
+    seen = []
+    for seed in range(10):
+        o = fight(_setup([Unit("Sure", 1, UnitState(action_points=30))],
+                         [Unit("Soft", 2, retreat_order=0), Unit("Dummy", 1)]),
+                  Rules(counterattacks_off=True, panic_chance=F(0), retreating_defender_target=F(3)),
+                  random.Random(seed), record=True)
+        began = [r["round"] for r in _rounds(o) if any(n["event"] == "orderly retreat" for n in r["notes"])]
+        if not began:
+            continue                                   # the Dummy fell first: no casualties in the Soft unit
+        seen += [_mod(e, "retreating target") for e in _attacks(o) if e["target"] == "D1 Soft #2"
+                 and e["round"] > began[0]]
+    assert seen and all(x == 3.0 for x in seen)
+
+
+def test_paradrop_amphibious_rebel_modifiers():
+    para = Setup((Unit("Transport", 1), Unit("Infantry", 3, cargo=True)), (Unit("Machine guns", 3),),
+                 combat="paradrop")
+    o = fight(para, Rules(panic_chance=F(0)), random.Random(35), record=True)
+    on_para = [e for e in _attacks(o, attacker_side=1, counter=False) if "Infantry" in e["target"]]
+    assert on_para and all(_mod(e, "versus paradrop") == 3.0 for e in on_para)
+    amph = Setup((Unit("Infantry", 3),), (Unit("Machine guns", 3),), combat="amphibious")
+    o = fight(amph, Rules(panic_chance=F(0)), random.Random(35), record=True)
+    assert all(_mod(e, "versus amphibious landing") == 3.0 for e in _attacks(o, attacker_side=1, counter=False))
+    rebels = Setup((Unit("Infantry", 3),), (Unit("Infantry", 3),), combat="rebel")
+    o = fight(rebels, Rules(panic_chance=F(0)), random.Random(35), record=True)
+    assert all(_mod(e, "rebel") == 2.0 for e in _attacks(o, attacker_side=0, counter=False))
+    assert all(_mod(e, "rebel") == 1.0 for e in _attacks(o, attacker_side=0, counter=True))
+
+
+def test_airfield_penalty_in_the_first_rounds():
+    s = Setup((Unit("Fighter", 2, UnitState(action_points=30)),), (Unit("Bomber", 2),), combat="airstrike",
+              airfield=True)
+    o = fight(s, Rules(airfield_penalty=F(1, 2), airfield_penalty_rounds=1), random.Random(36), record=True)
+    on_bombers = [e for e in _attacks(o, attacker_side=0) if "Bomber" in e["target"]]
+    assert on_bombers and all(_mod(e, "airfield", hp=True) == (0.5 if e["round"] == 1 else 1.0) for e in on_bombers)
+
+
+def test_out_of_fuel_penalty():
+    thirsty = _type("Thirsty", attack={"soft": 1}, hp=1_000_000, fuel_per_round=10)
+    s = _setup([Unit("Thirsty", 1, UnitState(action_points=30, fuel=10))], [Unit("Dummy", 1)],
+               roster=_roster(thirsty, DUMMY))
+    o = fight(s, Rules(counterattacks_off=True), random.Random(37), record=True)
+    assert [_mod(e, "fuel") for e in _attacks(o)] == [1.0, 0.5, 0.5, 0.5]   # fuel for one round of four
+
+
+def test_defenders_pay_action_points_when_set():
+    s = _setup([Unit("Weak", 1, UnitState(action_points=100))], [Unit("Dummy", 1, UnitState(action_points=10))])
+    assert fight(s, Rules(counterattacks_off=True), random.Random(38)).ending == "defender_held"
+    o = fight(s, Rules(counterattacks_off=True, defenders_pay_ap=True), random.Random(38))
+    assert o.ending == "attacker_won" and o.rounds == 2

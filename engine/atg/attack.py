@@ -167,8 +167,8 @@ def panicking_target(b: Battle, a: Individual, t: Individual, counter: bool) -> 
 
 
 def overstacking_attack(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
-    """An overstacked attacker hits ground targets less well; air against air is exempt."""
-    if t.t.theatre == "air":
+    """An overstacked attacker hits land targets less well; air against air is exempt."""
+    if t.t.theatre != "land":
         return 1.0
     return b.stack_factor[a.side][b.stack_class(a)]
 
