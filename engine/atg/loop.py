@@ -204,10 +204,8 @@ class Battle:
             for aa in s.aa_support:
                 if s.type_of(aa.unit).aa_range >= aa.distance:
                     self._add_unit(1, aa.unit, outside=True)
-        self.transports_at_start = sum(1 for p in self.people[0] if p.t.is_air and self._carrier_mission())
-
-    def _carrier_mission(self) -> bool:
-        return self.combat in ("paradrop", "airlift", "air_supply")
+        carrying = self.combat in ("paradrop", "airlift", "air_supply")
+        self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport and carrying)
 
     # The loop -----------------------------------------------------------------------------------------
 
@@ -458,13 +456,13 @@ class Battle:
 
     def _mission_over(self, p: Individual, r: int) -> bool:
         if self.combat == "paradrop":
-            return p.t.is_air and r >= self.rules.paradrop_round
+            return p.t.transport and r >= self.rules.paradrop_round
         if self.combat in ("air_recon", "airlift", "air_supply", "surprise"):
             return r >= self.rules.mission_round and (self.combat == "surprise" or p.t.is_air)
         return False
 
     def _transports_lost(self) -> int:
-        return sum(1 for p in self.people[0] if p.t.is_air and p.status in LOST)
+        return sum(1 for p in self.people[0] if p.t.transport and p.status in LOST)
 
     def _drop(self) -> None:
         share = endings.carried_loss_share(self.transports_at_start, self._transports_lost())
@@ -651,8 +649,9 @@ class Battle:
               "airlift": self.f["transport_xp"], "air_supply": self.f["transport_xp"]}.get(self.combat, 0.0)
         if not xp:
             return
+        carriers = self.combat in ("paradrop", "airlift", "air_supply")
         for p in self.people[0]:
-            if p.t.is_air and p.status not in LOST:
+            if (p.t.transport if carriers else p.t.is_air) and p.status not in LOST:
                 before = p.xp
                 p.xp = min(self.f["max_experience"], p.xp + xp)
                 p.xp_gained += p.xp - before

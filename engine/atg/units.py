@@ -96,6 +96,8 @@ class UnitType:
     """Special factor on its hit points."""
     prevents: tuple[str, ...] = ()
     """Types of its own side whose attackers it draws onto itself (prevent rules)."""
+    transport: bool = False
+    """Carries paratroopers, airlifted units or air supply."""
 
     @property
     def is_air(self) -> bool:
@@ -138,7 +140,7 @@ ROSTER_ORDER: Final[tuple[UnitType, ...]] = (
        {"hard": 20, "soft": 10, "naval": 20, "air": 1}, tries=2, initiative=40, kill=50, retreat=30,
        power_points=40, stack=2, backbench=True, anti_structural=10, fuel_per_round=4),
     _t("Transport", "air", "air", {}, 25, initiative=10, kill=0, retreat=0, power_points=20, stack=2,
-       backbench=True, fuel_per_round=3),
+       backbench=True, fuel_per_round=3, transport=True),
     _t("Ship", "naval", "naval", {"naval": 40, "soft": 30, "hard": 25, "air": 10}, 80,
        {"naval": 30, "hard": 10, "soft": 10, "air": 5}, {"hard": 10, "soft": 10}, tries=2, attacks=2,
        max_attacked=4, initiative=60, kill=30, retreat=40, power_points=80, stack=5, artillery_range=2,
