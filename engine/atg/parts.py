@@ -51,7 +51,8 @@ def hit_chance(attack: int | Fraction, hit_points: int | Fraction, *, randomisat
 
     Continuous draws: with a ≤ h the chance is a/(2h), otherwise 1 - h/(2a);
     ties have no weight. Whole draws: X from 0..n-1 and Y from 0..m-1, each
-    equally likely; count the pairs with X > Y (and X = Y if ties hit).
+    equally likely; count the pairs with X > Y (and X = Y if ties hit). An
+    attack score of zero never hits, whatever the tie reading.
 
     >>> hit_chance(10, 20), hit_chance(30, 20)
     (Fraction(1, 4), Fraction(2, 3))
@@ -67,6 +68,8 @@ def hit_chance(attack: int | Fraction, hit_points: int | Fraction, *, randomisat
         if h <= 0:
             return Fraction(1)
         return a / (2 * h) if a <= h else 1 - h / (2 * a)
+    if a <= 0:
+        return Fraction(0)
     n, m = whole_count(a), whole_count(h)
     wins = n * (n - 1) // 2 if n <= m else m * (m - 1) // 2 + (n - m) * m
     if tie_reading == "ties_to_attacker":
