@@ -361,16 +361,18 @@ def test_surprise_modifier_and_ambushed_attackers_leave_in_round_2():
 
 # Hit frequency ----------------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("randomisation", ["continuous", "whole"])
-def test_hit_frequency_matches_the_exact_chance(randomisation):
+@pytest.mark.parametrize("randomisation, tie_reading", [("continuous", "strict"), ("whole", "strict"),
+                                                        ("whole", "ties_to_attacker")])
+def test_hit_frequency_matches_the_exact_chance(randomisation, tie_reading):
     shooter = _type("Shooter", attack={"soft": 3}, hp=1_000_000, kill=100, retreat=0)
     target = _type("Target", attack={}, hp=2)
     s = _setup([Unit("Shooter", 1, UnitState(action_points=10))], [Unit("Target", 1)],
                roster=_roster(shooter, target))
-    rules = Rules(randomisation=randomisation, counterattacks_off=True, concentric_1=F(0))  # 3 against 2 exactly
+    rules = Rules(randomisation=randomisation, tie_reading=tie_reading, counterattacks_off=True,
+                  concentric_1=F(0))  # 3 against 2 exactly
     n = 4000
     hits = sum(_attacks(fight(s, rules, random.Random(i), record=True))[0]["result"] == "kill" for i in range(n))
-    p = float(parts.hit_chance(3, 2, randomisation=randomisation))
+    p = float(parts.hit_chance(3, 2, randomisation=randomisation, tie_reading=tie_reading))
     # a binomial count: 4.5 standard deviations wide, a false alarm about once in 150,000 runs
     assert abs(hits / n - p) < 4.5 * math.sqrt(p * (1 - p) / n)
 
