@@ -91,3 +91,9 @@ def test_breakthrough_battle_reaches_the_guns() -> None:
     s = _battle("atg-breakthrough-battle")
     assert _notes(s, "breakthrough")
     assert any(e["type"] == "attack" and not e["counter"] and "Artillery" in e["target"] for e in s["events"])
+
+
+def test_airfield_battle_destroys_the_field_and_its_aircraft() -> None:
+    s = _battle("atg-airfield-battle")
+    assert s["ending"] == "attacker_won" and s["rounds"] == 7            # 60 AP: six paid rounds after the first
+    assert s["end"]["structural_damage"] > 300 and s["end"]["location_destroyed"] and s["end"]["aircraft_lost"] == 5

@@ -17,13 +17,16 @@ orderly retreat, the victory check.
 >>> o = fight(Setup((Unit("Tank", 6),), (Unit("Infantry", 4),)), Rules(), random.Random(1), record=False)
 >>> o.ending in ("attacker_won", "defender_held", "standoff"), o.rounds >= 1
 (True, True)
+>>> import json; sorted(json.loads(json.dumps(o.to_json()))["attacker"]["start"].items())
+[('Tank', 6)]
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import endings, parts
@@ -112,6 +115,20 @@ class Outcome:
     """Hex side the losing side retreats through (None: no retreat)."""
     interceptions: tuple[dict[str, Any], ...]
     events: tuple[dict[str, Any], ...] = ()
+
+    def to_json(self, *, events: bool = False) -> dict[str, Any]:
+        """Plain JSON data (events only when asked), e.g. for a tally or a worker message."""
+        out = dataclasses.asdict(replace(self, events=()))
+        for side in ("attacker", "defender"):
+            for key in ("start", "casualties", "survivors"):
+                out[side][key] = dict(out[side][key])
+        if events:
+            out["events"] = list(self.events)
+        else:
+            out.pop("events")
+        out["interceptions"] = list(out["interceptions"])
+        out["units"] = list(out["units"])
+        return out
 
 
 def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = False) -> Outcome:

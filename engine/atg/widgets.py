@@ -363,7 +363,12 @@ BATTLE_INPUTS: Final = Group("inputs", "", fields=(
     Boolean("bridge", "A bridge still stands.", False, label="Bridge"),
     Boolean("location", "A location stands in the hex.", False, label="Location"),
     Boolean("sea", "Sea hex (breaks off with no defending ship).", False, label="Sea hex"),
+    Integer("location_structure", "Structure points of the location.", 100, minimum=1, maximum=10000,
+            label="Location structure"),
     Boolean("airfield", "The hex is an airfield.", False, label="Airfield"),
+    Integer("stationed_aircraft", "Aircraft based at the airfield (lost if it falls or is destroyed).", 0,
+            minimum=0, maximum=1000, label="Aircraft based there"),
+    Boolean("card", "A card or event is tied to the hex.", False, label="Card on the hex"),
     ListOf("interceptors", "Defending or allied air units that may intercept an air mission.", (), item=_INTERCEPTOR,
            min_items=0, max_items=4, label="Interceptors"),
     ListOf("aa_support", "Anti-aircraft units in nearby hexes.", (), item=_AA, min_items=0, max_items=4,
@@ -385,7 +390,9 @@ def battle_setup(v: Mapping[str, Any]) -> Setup:
     aa = tuple(AASupport(Unit(x["type"], x["count"]), distance=x["distance"]) for x in v["aa_support"])
     return Setup(tuple(unit(u) for u in v["attackers"]), tuple(unit(u) for u in v["defenders"]),
                  combat=v["combat"], landscape=v["landscape"], river=v["river"], bridge=v["bridge"],
-                 location=v["location"], sea=v["sea"], airfield=v["airfield"], interceptors=inter, aa_support=aa)
+                 location=v["location"], location_structure=v["location_structure"], sea=v["sea"],
+                 airfield=v["airfield"], stationed_aircraft=v["stationed_aircraft"], card=v["card"],
+                 interceptors=inter, aa_support=aa)
 
 
 def battle_compute(v: Mapping[str, Any]) -> dict[str, Any]:
@@ -413,7 +420,10 @@ def battle_sample(v: Mapping[str, Any], seed: int) -> dict[str, Any]:
                          "panics": o.attacker.panics, "experience": round(o.attacker.experience, 3)},
             "defender": {"casualties": dict(o.defender.casualties), "survivors": dict(o.defender.survivors),
                          "panics": o.defender.panics, "experience": round(o.defender.experience, 3)},
-            "interceptions": list(o.interceptions)}
+            "interceptions": list(o.interceptions),
+            "end": {"structural_damage": round(o.structural_damage, 3), "location_destroyed": o.location_destroyed,
+                    "bridge_destroyed": o.bridge_destroyed, "aircraft_lost": o.aircraft_lost,
+                    "card_executed": o.card_executed, "retreat_side": o.retreat_side}}
 
 
 def battle_render_sample(res: Mapping[str, Any]) -> str:
@@ -427,7 +437,18 @@ def battle_render_sample(res: Mapping[str, Any]) -> str:
              + (f"; failure chance {i['failure']:.4g}, draw {i['draw']:.4g}" if i["draw"] is not None else "") + ")"
              for i in res["interceptions"]]
     inter = present.section("Interception", present.steps(lines, ordered=False)) if lines else ""
-    return present.figures(figs) + inter + narrate(res["events"])
+    end = res["end"]
+    after = [f"structural damage {end['structural_damage']:g}"
+             + (": the location is destroyed" if end["location_destroyed"] else ""),
+             f"aircraft lost at their base: {end['aircraft_lost']}"]
+    if end["bridge_destroyed"]:
+        after.append("the bridge is destroyed")
+    if end["card_executed"]:
+        after.append("the card on the hex is played")
+    if end["retreat_side"] is not None:
+        after.append(f"survivors of the defence retreat through hex side {end['retreat_side']}")
+    return (present.figures(figs) + inter + narrate(res["events"])
+            + present.section("After the battle", present.steps(after, ordered=False)))
 
 
 WIDGETS: Final[tuple[Widget, ...]] = (
