@@ -524,3 +524,15 @@ def test_defenders_pay_action_points_when_set():
     assert fight(s, Rules(counterattacks_off=True), random.Random(38)).ending == "defender_held"
     o = fight(s, Rules(counterattacks_off=True, defenders_pay_ap=True), random.Random(38))
     assert o.ending == "attacker_won" and o.rounds == 2
+
+
+def test_interceptor_breaks_through_to_backbench_bombers():
+    bmb = _type("Bmb", "air", "air", attack={"soft": 1}, hp=1_000_000, backbench=True)
+    ftr = _type("Ftr", "air", "air", attack={"air": 1}, hp=1_000_000)
+    s = _setup([Unit("Bmb", 1, UnitState(action_points=30))], [Unit("Dummy", 1), Unit("Ftr", 1)],
+               combat="airstrike", roster=_roster(bmb, ftr, DUMMY))
+    o = fight(s, Rules(), random.Random(39), record=True)
+    on_bomber = _attacks(o, attacker_side=1, counter=False)
+    assert on_bomber and min(e["round"] for e in on_bomber) == 2      # round 1 behind the backbench, then through
+    off = fight(s, Rules(defenders_break_through=False), random.Random(39), record=True)
+    assert not _attacks(off, attacker_side=1, counter=False)

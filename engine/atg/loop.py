@@ -495,12 +495,18 @@ class Battle:
         self._note({"event": "paratroopers dropped", "dropped": dropped, "lost with transports": lost})
 
     def _breakthrough(self) -> None:
+        sides = (0, 1) if self.rules.defenders_break_through else (0,)
+        for side in sides:
+            self._breakthrough_side(side)
+
+    def _breakthrough_side(self, side: int) -> None:
         r = self.round
         need = self.rules.breakthrough_rounds
-        front = any(x.status == IN and not x.outside and not x.t.backbench for x in self.people[1])
-        fail = parts.breakthrough_failure(self.stack[0].get("land", 0.0), self.stack_max[0].get("land", 1.0))
-        for p in self.people[0]:
-            if p.status != IN or p.broken:
+        enemy = self.people[1 - side]
+        front = any(x.status == IN and not x.outside and not x.t.backbench for x in enemy)
+        fail = parts.breakthrough_failure(self.stack[side].get("land", 0.0), self.stack_max[side].get("land", 1.0))
+        for p in self.people[side]:
+            if p.status != IN or p.broken or p.outside:
                 continue
             if p.t.theatre == "air":
                 if p.attacked == 0:

@@ -81,6 +81,12 @@ class Rules:
     breakthrough_rounds: int = setting(2, help="Rounds without being hit (or targeted) that a land breakthrough needs.",
                                        minimum=1, maximum=10, section=_ROUNDS,
                                        assumed="The page gives two rounds; kept as a setting.")
+    defenders_break_through: bool = setting(True, help="Individuals of the defending side can break through too.",
+                                            section=_ROUNDS,
+                                            assumed="The page does not say which side breaks through. Its remark "
+                                            "on the defender's last front-line troops points at the attacker, but "
+                                            "then interceptors could never reach backbench bombers; we let both "
+                                            "sides break through.")
     paradrop_round: int = setting(5, help="Round in which transports drop their paratroopers and turn back.",
                                   minimum=1, maximum=30, section=_ROUNDS,
                                   assumed="The page gives round 5; kept as a setting.")
