@@ -1,0 +1,344 @@
+"""One attack: an individual's randomised attack score against its target's randomised hit points.
+
+The attack points against the target's group and the target's hit points are
+each multiplied by every modifier that applies; each modifier below is one
+small function, named and ordered as the page lists them. Then both numbers
+are drawn at random below their value, and a higher attack score hits. A hit
+is a kill, a retreat or a pin, read from one d100 against the attacker's kill
+percent and then kill plus retreat percent.
+
+The functions take the battle (:class:`.loop.Battle`), the attacking
+individual, its target and whether this is a counterattack, and return a
+float factor (1.0 when the modifier does not apply).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from . import parts
+from .individuals import HIT, KILLED, PANIC, RETREATING, Individual
+
+if TYPE_CHECKING:
+    from .loop import Battle
+
+__all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "KILL", "RETREAT",
+           "PINNED", "MISS"]
+
+Modifier = Callable[["Battle", Individual, Individual, bool], float]
+"""One named modifier: (battle, attacker, target, counterattack) -> factor."""
+
+KILL: Final = "kill"
+RETREAT: Final = "retreat"
+PINNED: Final = "pinned"
+MISS: Final = "miss"
+
+
+# Attack score modifiers, in the page's order ------------------------------------------------------------
+
+def fuel(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """An attacker short of the fuel its first attack of a round needs fights at the out-of-fuel factor."""
+    need = a.t.fuel_per_round
+    if need and a.fuel_round != b.round and a.fuel < need:
+        return b.f["out_of_fuel"]
+    return 1.0
+
+
+def global_modifier(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """The global combat modifier of the attacker's type group."""
+    return b.units[a.side][a.unit].global_modifier
+
+
+def startup(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Rounds 1 and 2: the hex's attackers (and defenders counterattacking them) are not yet in position."""
+    if b.round > 2 or (a.side == 0) == counter:
+        return 1.0
+    m = b.f["startup_round_1"] if b.round == 1 else b.f["startup_round_2"]
+    return parts.startup_factor(m, b.type_floats[a.t][2])
+
+
+def counterattack(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Counterattacks: rulevar 101/102 land against land, 103/104 otherwise."""
+    if not counter:
+        return 1.0
+    land = a.t.theatre == "land" and t.t.theatre == "land"
+    if a.side == 0:
+        return b.f["counter_attacker_land"] if land else b.f["counter_attacker_other"]
+    return b.f["counter_defender_land"] if land else b.f["counter_defender_other"]
+
+
+def aa_from_distance(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Anti-aircraft fire from another hex (rulevar 105)."""
+    return b.f["aa_from_distance"] if a.outside else 1.0
+
+
+def max_attacked(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """A target already attacked more often than its maximum this round is harder to hurt (capped by 300)."""
+    m = t.t.max_attacked
+    if t.attacked <= m:
+        return 1.0
+    return parts.max_attacked_factor(float(t.attacked), float(m), b.f["max_attacked_cap"])
+
+
+def landscape(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Landscape factor for land attackers; the hex's attackers and defenders differ."""
+    if a.t.theatre != "land":
+        return 1.0
+    return b.landscape_attack[a.side]
+
+
+def staff(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Staff bonus (140 plus the staff's experience), scaled by how much of the HQ's range covers the unit."""
+    return b.units[a.side][a.unit].staff
+
+
+def readiness(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Readiness, weighted by 106 for the hex's attackers and 107 for its defenders."""
+    w = b.f["readiness_weight_attacker"] if a.side == 0 else b.f["readiness_weight_defender"]
+    return parts.weighted_factor(a.readiness, w)
+
+
+def special(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """The attacker type's special attack factor."""
+    return b.type_floats[a.t][0]
+
+
+def supply(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Supply, weighted by rulevar 130."""
+    return b.units[a.side][a.unit].supply
+
+
+def people(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """The attacker's people."""
+    return b.units[a.side][a.unit].people
+
+
+def against_people(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """The target's people."""
+    return b.units[t.side][t.unit].against_people
+
+
+def experience(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """One percent point per experience point of the attacker."""
+    return 1.0 + a.xp / 100.0
+
+
+def concentric(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """The concentric bonus of this round, for the hex's attackers."""
+    return b.concentric if a.side == 0 else 1.0
+
+
+def surprise(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Ambushing defenders in a surprise combat (rulevar 108), not on counterattacks."""
+    return b.f["surprise"] if b.combat == "surprise" and a.side == 1 and not counter else 1.0
+
+
+def versus_paradrop(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Attacks on paratroopers being dropped (rulevar 109), not on counterattacks."""
+    return b.f["versus_paradrop"] if b.combat == "paradrop" and t.cargo and not counter else 1.0
+
+
+def versus_amphibious(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Attacks on land troops coming ashore (rulevar 110), not on counterattacks."""
+    if b.combat == "amphibious" and t.side == 0 and t.t.theatre == "land" and not counter:
+        return b.f["versus_amphibious"]
+    return 1.0
+
+
+def rebel(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Rebels attacking the hex (rulevar 111), not on counterattacks."""
+    return b.f["rebel"] if b.combat == "rebel" and a.side == 0 and not counter else 1.0
+
+
+def retreating_target(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """A target in orderly retreat: rulevar 113 if it defends the hex, 112 if it attacks it."""
+    if t.status != RETREATING or t.kind == PANIC:
+        return 1.0
+    return b.f["retreating_defender_target"] if t.side == 1 else b.f["retreating_attacker_target"]
+
+
+def panicking_target(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """A target in panic: rulevar 115 if it defends the hex, 114 if it attacks it."""
+    if t.status != RETREATING or t.kind != PANIC:
+        return 1.0
+    return b.f["panicking_defender_target"] if t.side == 1 else b.f["panicking_attacker_target"]
+
+
+def overstacking_attack(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """An overstacked attacker hits land targets less well; air against air is exempt."""
+    if t.t.theatre != "land":
+        return 1.0
+    return b.stack_factor[a.side][b.stack_class(a)]
+
+
+# Hit point modifiers -------------------------------------------------------------------------------------
+
+def readiness_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """The target's readiness, weighted by rulevar 116."""
+    return parts.weighted_factor(t.readiness, b.f["readiness_weight_hp"])
+
+
+def supply_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """The target's supply, weighted by rulevar 130."""
+    return b.units[t.side][t.unit].supply
+
+
+def experience_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """One percent point per experience point of the target."""
+    return 1.0 + t.xp / 100.0
+
+
+def special_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """The target type's special defence factor."""
+    return b.type_floats[t.t][1]
+
+
+def entrenchment(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """One percent point per entrenchment point of the target."""
+    return 1.0 + t.entrenchment / 100.0
+
+
+def river(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Defenders attacked across a river (the bonus cut by rulevar 5 while a bridge stands)."""
+    if (b.river_factor != 1.0 and t.side == 1 and a.side == 0 and t.t.theatre == "land"
+            and a.t.theatre == "land" and b.units[0][a.unit].crosses_river):
+        return b.river_factor
+    return 1.0
+
+
+def overstacking_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """An overstacked land target, or overstacked aircraft under fire from the ground, has fewer hit points."""
+    if t.t.theatre == "air":
+        return 1.0 if a.t.theatre == "air" else b.stack_factor[t.side]["air"]
+    if t.t.theatre != "land":
+        return 1.0
+    return b.stack_factor[t.side]["land"]
+
+
+def airfield(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
+    """Aircraft struck on their own airfield, in the first rounds (rulevars 835 and 836)."""
+    if b.airfield_strike and t.side == 1 and t.t.theatre == "air" and b.round <= b.f["airfield_penalty_rounds"]:
+        return 1.0 - b.f["airfield_penalty"]
+    return 1.0
+
+
+ATTACK_MODIFIERS: Final[tuple[tuple[str, Modifier], ...]] = (
+    ("fuel", fuel), ("global", global_modifier), ("attack start-up", startup), ("counterattack", counterattack),
+    ("AA from distance", aa_from_distance), ("max attacked", max_attacked), ("landscape", landscape),
+    ("staff and HQ", staff), ("readiness", readiness), ("special", special), ("supply", supply),
+    ("people", people), ("against people", against_people), ("experience", experience),
+    ("concentric", concentric), ("surprise", surprise), ("versus paradrop", versus_paradrop),
+    ("versus amphibious landing", versus_amphibious), ("rebel", rebel),
+    ("retreating target", retreating_target), ("panicking target", panicking_target),
+    ("overstacking", overstacking_attack),
+)
+"""The attack score modifiers, in the page's order."""
+
+HIT_POINT_MODIFIERS: Final[tuple[tuple[str, Modifier], ...]] = (
+    ("readiness", readiness_hp), ("supply", supply_hp), ("experience", experience_hp),
+    ("special", special_hp), ("entrenchment", entrenchment), ("river", river),
+    ("overstacking", overstacking_hp), ("airfield", airfield),
+)
+"""The hit point modifiers, in the page's order."""
+
+
+def attack_points(b: Battle, a: Individual, t: Individual) -> int:
+    """The attacker type's points against the target's group (0: it cannot attack it)."""
+    return a.t.attack.get(t.t.group, 0)
+
+
+def _draw(b: Battle, value: float) -> float:
+    if b.whole:
+        return float(int(b.rng.random() * max(1, math.ceil(value)))) if value > 0 else 0.0
+    return b.rng.random() * value
+
+
+def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
+    """Play one attack (or counterattack) and apply its result; returns kill, retreat, pinned or miss."""
+    att = float(attack_points(b, a, t))
+    hp = float(t.t.hit_points)
+    record = b.record
+    att_mods: list[tuple[str, float]] = []
+    hp_mods: list[tuple[str, float]] = []
+    for name, fn in ATTACK_MODIFIERS:
+        x = fn(b, a, t, counter)
+        if x != 1.0:
+            att *= x
+            if record:
+                att_mods.append((name, x))
+    for name, fn in HIT_POINT_MODIFIERS:
+        x = fn(b, a, t, counter)
+        if x != 1.0:
+            hp *= x
+            if record:
+                hp_mods.append((name, x))
+    _use_fuel(b, a, t)
+    score = _draw(b, att)
+    defence = _draw(b, hp)
+    hit = score > defence or (b.tie_hits and score == defence and att > 0)
+    result = MISS
+    d100 = 0
+    gain = 0.0
+    if hit:
+        d100 = int(b.rng.random() * 100) + 1
+        kill, retreat_ = a.t.kill, a.t.retreat
+        result = KILL if d100 <= kill else RETREAT if d100 <= kill + retreat_ else PINNED
+        gain = _apply_hit(b, a, t, result)
+    t.attacked += 1
+    t.last_targeted = b.round
+    a.attacks_total += 1
+    if not counter:
+        a.attacks += 1
+        if a.t.readiness_per_attack:
+            a.readiness = max(0.0, a.readiness - a.t.readiness_per_attack)
+    if record:
+        b.events.append(_event(b, a, t, counter, att, hp, att_mods, hp_mods, score, defence, d100, result, gain))
+    return result
+
+
+def _use_fuel(b: Battle, a: Individual, t: Individual) -> None:
+    need = a.t.fuel_per_round
+    if need and a.fuel_round != b.round and t.attacked <= t.t.max_attacked and a.fuel >= need:
+        a.fuel -= need
+        a.fuel_round = b.round
+
+
+def _apply_hit(b: Battle, a: Individual, t: Individual, result: str) -> float:
+    f = b.f
+    mod = parts.experience_modifier(float(t.t.power_points), float(a.t.power_points), f["experience_min"],
+                                    f["experience_max"])
+    t.last_hit = b.round
+    a.last_success = b.round
+    if result == KILL:
+        t.status = KILLED
+        gain = f["kill_xp"] * mod
+    else:
+        pre = "retreat" if result == RETREAT else "pinned"
+        t.retreat(HIT, b.round)
+        t.readiness *= 1.0 - f[pre + "_readiness_loss"] / 100.0
+        t.entrenchment *= 1.0 - f[pre + "_entrenchment_loss"] / 100.0
+        t.morale *= 1.0 - f[pre + "_morale_loss"] / 100.0
+        gain = f[pre + "_xp"] * mod
+    before = a.xp
+    a.xp = min(f["max_experience"], a.xp + gain)
+    a.xp_gained += a.xp - before
+    return a.xp - before
+
+
+def _event(b: Battle, a: Individual, t: Individual, counter: bool, att: float, hp: float,
+           att_mods: list[tuple[str, float]], hp_mods: list[tuple[str, float]], score: float, defence: float,
+           d100: int, result: str, gain: float) -> dict[str, Any]:
+    return {
+        "type": "attack", "round": b.round, "subround": b.subround, "counter": counter,
+        "attacker": a.key, "attacker_side": a.side, "target": t.key,
+        "points": attack_points(b, a, t), "hit_points": t.t.hit_points,
+        "attack_modifiers": [{"name": n, "factor": round(x, 6)} for n, x in att_mods],
+        "hit_point_modifiers": [{"name": n, "factor": round(x, 6)} for n, x in hp_mods],
+        "attack": round(att, 6), "defence": round(hp, 6), "attack_draw": round(score, 6),
+        "defence_draw": round(defence, 6), "d100": d100, "kill": a.t.kill, "retreat": a.t.retreat,
+        "result": result, "xp_gained": round(gain, 6),
+    }
+
+

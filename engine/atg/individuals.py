@@ -1,0 +1,120 @@
+"""Individuals: a unit of N fights as N separate soldiers, vehicles or aircraft.
+
+Each individual carries its own readiness, morale, experience, entrenchment,
+action points and fuel, and counts its attacks and the attacks on it. They are
+the mutable part of a battle and live only inside :class:`.loop.Battle`; when
+the battle is over, :func:`merge` folds each unit's survivors back into one
+averaged, frozen :class:`.setup.UnitState`.
+
+>>> from .units import ROSTER
+>>> from .setup import UnitState
+>>> a, b = (Individual(f"A{i}", 0, 0, ROSTER["Infantry"], UnitState(readiness=80)) for i in range(2))
+>>> b.readiness = 60
+>>> merge([a, b])
+UnitState(readiness=70, morale=100, experience=0, entrenchment=0, action_points=100, supply=100, fuel=100)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from .setup import UnitState
+from .units import UnitType
+
+__all__ = ["Individual", "IN", "RETREATING", "RETREATED", "KILLED", "CAPITULATED", "DESTROYED", "CARRIED",
+           "LOST", "merge", "HIT", "ORDERLY", "PANIC", "MISSION"]
+
+IN: Final = "in"
+"""Fighting."""
+RETREATING: Final = "retreating"
+"""Leaving the battle, still under fire, unable to fire back."""
+RETREATED: Final = "retreated"
+"""Safely out of the battle (or broken off its mission)."""
+KILLED: Final = "killed"
+CAPITULATED: Final = "capitulated"
+DESTROYED: Final = "destroyed"
+"""Used up (auto-destroy)."""
+CARRIED: Final = "carried"
+"""Cargo still in its transport aircraft."""
+LOST: Final = frozenset({KILLED, CAPITULATED, DESTROYED})
+"""Statuses that count as casualties."""
+
+HIT: Final = "hit"
+"""Retreating because of a retreat or pinned hit (cannot be targeted)."""
+ORDERLY: Final = "orderly"
+PANIC: Final = "panic"
+MISSION: Final = "mission"
+"""Retreating because its mission is over or its action points ran out."""
+
+
+class Individual:
+    """One fighting individual: the battle's unit of state (mutable, owned by the battle)."""
+
+    __slots__ = ("key", "side", "unit", "t", "readiness", "morale", "xp", "entrenchment", "ap", "fuel",
+                 "initiative", "attacks", "attacked", "status", "kind", "retreat_round", "last_hit",
+                 "last_targeted", "last_success", "broken", "capitulation_checked", "outside", "cargo",
+                 "xp_gained", "attacks_total", "fuel_round", "interceptor")
+
+    def __init__(self, key: str, side: int, unit: int, t: UnitType, state: UnitState, *,
+                 outside: bool = False, cargo: bool = False, interceptor: bool = False) -> None:
+        self.key = key
+        """Name in the log: unit label and number."""
+        self.side = side
+        """0: the side attacking the hex; 1: the side defending it."""
+        self.unit = unit
+        """Index of its unit in the battle's unit list of its side."""
+        self.t = t
+        self.readiness = float(state.readiness)
+        self.morale = float(state.morale)
+        self.xp = float(state.experience)
+        self.entrenchment = float(state.entrenchment)
+        self.ap = float(state.action_points)
+        self.fuel = float(state.fuel)
+        self.initiative = 0.0
+        self.attacks = 0
+        """Attacks made this round (counterattacks not counted)."""
+        self.attacked = 0
+        """Times attacked this round."""
+        self.status: str = CARRIED if cargo else IN
+        self.kind = ""
+        """Why it retreats: ``hit``, ``orderly``, ``panic`` or ``mission``."""
+        self.retreat_round = 0
+        self.last_hit = 0
+        self.last_targeted = 0
+        self.last_success = 0
+        self.broken = False
+        """Has broken through."""
+        self.capitulation_checked = False
+        self.outside = outside
+        """Anti-aircraft support firing from another hex."""
+        self.cargo = cargo
+        self.xp_gained = 0.0
+        self.attacks_total = 0
+        self.fuel_round = 0
+        self.interceptor = interceptor
+
+    def __repr__(self) -> str:
+        return f"<Individual {self.key} {self.status}>"
+
+    def retreat(self, kind: str, round_: int) -> None:
+        """Start retreating now (two rounds under fire, by default, before it is safe)."""
+        self.status = RETREATING
+        self.kind = kind
+        self.retreat_round = round_
+
+
+def merge(survivors: Sequence[Individual], supply: int = 100) -> UnitState:
+    """The averaged state of a unit's survivors (rounded to whole points).
+
+    >>> merge([])
+    UnitState(readiness=0, morale=0, experience=0, entrenchment=0, action_points=0, supply=0, fuel=0)
+    """
+    n = len(survivors)
+    if n == 0:
+        return UnitState(0, 0, 0, 0, 0, 0, 0)
+
+    def avg(name: str) -> int:
+        return round(sum(getattr(x, name) for x in survivors) / n)
+    return UnitState(readiness=avg("readiness"), morale=avg("morale"), experience=avg("xp"),
+                     entrenchment=avg("entrenchment"), action_points=avg("ap"), supply=supply, fuel=avg("fuel"))

@@ -1,0 +1,704 @@
+"""The combat loop: rounds until one side is gone, each round played as subrounds of single attacks.
+
+:func:`fight` is the entry point. It builds a :class:`Battle` (the only
+mutable object: it owns the individuals), plays the rounds in the page's
+order and returns a frozen :class:`Outcome`. ``rng`` is the only source of
+chance; with ``record=True`` the outcome carries one JSON-able event per
+attack and a summary per round.
+
+A round, in order: sea breakoff, count the round, initiative (first round),
+sort, capitulation, concentric bonus, the steps (stacking, then subrounds),
+auto-destroy, out of action points, breakthrough, safe retreat, panic,
+orderly retreat, the victory check.
+
+>>> import random
+>>> from .setup import Setup, Unit
+>>> from .rules import Rules
+>>> o = fight(Setup((Unit("Tank", 6),), (Unit("Infantry", 4),)), Rules(), random.Random(1), record=False)
+>>> o.ending in ("attacker_won", "defender_held", "standoff"), o.rounds >= 1
+(True, True)
+>>> import json; sorted(json.loads(json.dumps(o.to_json()))["attacker"]["start"].items())
+[('Tank', 6)]
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+import dataclasses
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import endings, parts
+from .attack import attack, attack_points
+from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC,
+                          RETREATED, RETREATING, Individual, merge)
+from .interception import Decision, intercepts
+from .rules import Rules, as_floats, concentric_values
+from .setup import AIR_MISSIONS, BOMBARDMENTS, Setup, Unit, UnitState
+from .units import LANDSCAPES
+
+__all__ = ["fight", "Battle", "Outcome", "SideTally", "MergedUnit", "UnitInfo"]
+
+
+@dataclass
+class UnitInfo:
+    """A unit as the battle sees it: its setup and the factors that hold all battle long."""
+
+    unit: Unit
+    label: str
+    count: int
+    global_modifier: float
+    staff: float
+    supply: float
+    people: float
+    against_people: float
+    crosses_river: bool
+    can_retreat: bool
+    retreat_order: int
+    outside: bool = False
+    panicked: bool = False
+    withdrew: bool = False
+    members: list[Individual] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SideTally:
+    """What one side brought and what became of it, by subformation type name."""
+
+    start: Mapping[str, int]
+    casualties: Mapping[str, int]
+    """Killed, captured (capitulated) or used up."""
+    survivors: Mapping[str, int]
+    retreated: int
+    """Individuals that left the battle alive before its end (any retreat)."""
+    panics: int
+    """Units that panicked."""
+    withdrawals: int
+    """Units that withdrew in order (retreat standing order)."""
+    capitulated: int
+    broke_through: int
+    experience: float
+    """Experience points gained by the side's individuals in combat and for missions."""
+
+
+@dataclass(frozen=True)
+class MergedUnit:
+    """A unit after the battle: its survivors merged back, stats averaged."""
+
+    side: int
+    label: str
+    type: str
+    survivors: int
+    state: UnitState
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Everything a battle's result holds, for one reader or for a Monte Carlo tally."""
+
+    ending: str
+    rounds: int
+    attacker: SideTally
+    defender: SideTally
+    units: tuple[MergedUnit, ...]
+    structural_damage: float
+    location_destroyed: bool
+    bridge_destroyed: bool
+    aircraft_lost: int
+    """Stationed aircraft lost with the airfield (destroyed or taken)."""
+    ships_lost: int
+    card_executed: bool
+    air_supply_delivered: float
+    airlift_lost: int
+    retreat_side: int | None
+    """Hex side the losing side retreats through (None: no retreat)."""
+    interceptions: tuple[dict[str, Any], ...]
+    events: tuple[dict[str, Any], ...] = ()
+
+    def to_json(self, *, events: bool = False) -> dict[str, Any]:
+        """Plain JSON data (events only when asked), e.g. for a tally or a worker message."""
+        out = dataclasses.asdict(replace(self, events=()))
+        for side in ("attacker", "defender"):
+            for key in ("start", "casualties", "survivors"):
+                out[side][key] = dict(out[side][key])
+        if events:
+            out["events"] = list(self.events)
+        else:
+            out.pop("events")
+        out["interceptions"] = list(out["interceptions"])
+        out["units"] = list(out["units"])
+        return out
+
+
+def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = False) -> Outcome:
+    """Play one battle to its end."""
+    setup.check()
+    b = Battle(setup, rules, rng, record)
+    b.run()
+    return b.outcome()
+
+
+class Battle:
+    """The mutable state of one battle: individuals, the round, the running factors and the log."""
+
+    def __init__(self, setup: Setup, rules: Rules, rng: random.Random, record: bool) -> None:
+        self.setup = setup
+        self.rules = rules
+        self.f = as_floats(rules)
+        self.rng = rng
+        self.record = record
+        self.events: list[dict[str, Any]] = []
+        self.round = 0
+        self.subround = 0
+        self.combat = setup.combat
+        self.bombardment = setup.combat in BOMBARDMENTS
+        self.air_mission = setup.combat in AIR_MISSIONS
+        self.whole = rules.randomisation == "whole"
+        self.tie_hits = rules.tie_reading == "ties_to_attacker"
+        land = LANDSCAPES[setup.landscape]
+        self.landscape_attack = (float(land.attacker_attack), float(land.defender_attack))
+        bonus = float(rules.river_hit_points) if setup.river else 0.0
+        self.river_factor = parts.river_factor(bonus, setup.bridge, float(rules.river_bridge))
+        self.airfield_strike = setup.airfield and setup.combat in ("airstrike", "bombing_run")
+        self.concentric_bonuses = tuple(float(x) for x in concentric_values(rules))
+        self.concentric = 1.0
+        self.sides = 0
+        self.hqs = 0
+        self.stack: list[dict[str, float]] = [{}, {}]
+        self.stack_max: list[dict[str, float]] = [{}, {}]
+        self.stack_factor: list[dict[str, float]] = [{"land": 1.0, "air": 1.0, "artillery": 1.0},
+                                                     {"land": 1.0, "air": 1.0, "artillery": 1.0}]
+        self.units: list[list[UnitInfo]] = [[], []]
+        self.people: list[list[Individual]] = [[], []]
+        self.everyone: list[Individual] = []
+        self.structural = [0.0, 0.0]
+        self.continued = False
+        self.ending = "continuing"
+        self.decisions: list[Decision] = []
+        self.had_ships = False
+        self.prevent = rules.prevent_rules and any(setup.type_of(u).prevents
+                                                  for u in setup.attackers + setup.defenders)
+        self._round_notes: list[dict[str, Any]] = []
+        self.type_floats = {t: (float(t.special_attack), float(t.special_defence), float(t.startup_penalty))
+                            for t in setup.roster.values()}
+        """Per type: special attack, special defence and start-up share as floats (the hot path's copy)."""
+        self._build()
+
+    # Building the sides -----------------------------------------------------------------------------
+
+    def _add_unit(self, side: int, unit: Unit, *, outside: bool = False, interceptor: bool = False) -> None:
+        f = self.f
+        t = self.setup.type_of(unit)
+        index = len(self.units[side])
+        label = unit.name or f"{'A' if side == 0 else 'D'}{index + 1} {t.name}"
+        staff = 1.0 + (f["staff_bonus"] + unit.staff_xp * float(unit.staff_xp_bonus) / 100.0) * float(unit.hq_power)
+        info = UnitInfo(unit, label, unit.count, float(unit.global_modifier), staff,
+                        parts.weighted_factor(float(unit.state.supply), f["supply_weight"]),
+                        float(unit.people_modifier), float(unit.against_people), unit.crosses_river,
+                        unit.can_retreat, unit.retreat_order, outside)
+        self.units[side].append(info)
+        cargo = unit.cargo and side == 0 and self.combat in ("paradrop", "airlift")
+        for i in range(unit.count):
+            ind = Individual(f"{label} #{i + 1}", side, index, t, unit.state, outside=outside, cargo=cargo,
+                             interceptor=interceptor)
+            info.members.append(ind)
+            self.people[side].append(ind)
+            self.everyone.append(ind)
+
+    def _build(self) -> None:
+        s = self.setup
+        for u in s.attackers:
+            self._add_unit(0, u)
+        for u in s.defenders:
+            self._add_unit(1, u)
+        self.had_ships = any(p.t.theatre == "naval" for p in self.people[1])
+        self.decisions = intercepts(s, self.rules, self.rng)
+        for d in self.decisions:
+            if d.joins:
+                self._add_unit(1, d.interceptor.unit, interceptor=True)
+        if self.air_mission:
+            for aa in s.aa_support:
+                if s.type_of(aa.unit).aa_range >= aa.distance:
+                    self._add_unit(1, aa.unit, outside=True)
+        carrying = self.combat in ("paradrop", "airlift", "air_supply")
+        self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport and carrying)
+
+    # The loop -----------------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Play rounds until the victory check ends the battle."""
+        while True:
+            if self._sea_breakoff():
+                break
+            self.round += 1
+            self._round_notes = []
+            if self.round == 1:
+                self._throw_initiative()
+            self._sort()
+            self._capitulation()
+            self._set_concentric()
+            self._steps()
+            self._auto_destroy()
+            self._out_of_ap()
+            self._breakthrough()
+            self._safe_retreat()
+            self._panic()
+            self._orderly_retreat()
+            self.ending = self._victory()
+            if self.record:
+                self.events.append(self._summary())
+            if self.ending != "continuing":
+                break
+
+    def _sea_breakoff(self) -> bool:
+        if not (self.setup.sea and self.had_ships):
+            return False
+        if any(p.status == IN and p.t.theatre == "naval" for p in self.people[1]):
+            return False
+        e = endings.ending(self._attackers_left(), self._defenders_left())
+        self.ending = "breakoff" if e == "continuing" else e
+        if self.record:
+            self.events.append({"type": "breakoff", "round": self.round, "ending": self.ending})
+        return True
+
+    def _throw_initiative(self) -> None:
+        rnd = self.rng.random
+        for p in self.everyone:
+            p.initiative = rnd() * p.t.initiative
+
+    def _sort(self) -> None:
+        self.everyone.sort(key=lambda p: -p.initiative)
+
+    def _capitulation(self) -> None:
+        f = self.f
+        morale_limit, rdn_limit = f["capitulation_morale"], f["capitulation_readiness"]
+        for p in self.people[1]:
+            if p.capitulation_checked or p.status not in (RETREATING, RETREATED):
+                continue
+            chance = parts.capitulation_chance(p.readiness, p.morale, morale_limit, rdn_limit)
+            if p.morale < morale_limit and p.readiness < rdn_limit:
+                p.capitulation_checked = True
+                draw = self.rng.random()
+                if draw < chance:
+                    p.status = CAPITULATED
+                self._note({"event": "capitulation test", "who": p.key, "chance": round(chance, 6),
+                            "draw": round(draw, 6), "capitulated": p.status == CAPITULATED})
+        if self.round >= self.rules.attacker_capitulation_round:
+            n = 0
+            for p in self.people[0]:
+                if p.status in (IN, RETREATING, CARRIED):
+                    p.status = CAPITULATED
+                    n += 1
+            if n:
+                self._note({"event": "attackers capitulate", "count": n})
+
+    def _set_concentric(self) -> None:
+        present = [u.unit for u in self.units[0] if any(p.status == IN for p in u.members)]
+        self.sides = len({u.side for u in present})
+        self.hqs = len({u.hq for u in present})
+        self.concentric = parts.concentric_factor(self.sides, self.hqs, self.concentric_bonuses,
+                                                  float(self.rules.concentric_multiple_hq))
+
+    # The steps --------------------------------------------------------------------------------------------
+
+    def stack_class(self, p: Individual) -> str:
+        """Which stacking maximum an individual's side is held to: land, air or artillery."""
+        if p.t.theatre == "air":
+            return "air"
+        return "artillery" if p.side == 0 and self.bombardment else "land"
+
+    def _stacking(self) -> None:
+        f = self.f
+        power = f["overstack_power"]
+        remembered = float(self.setup.remembered_stack) if self.rules.remember_battlestack else 0.0
+        for side in (0, 1):
+            ground = air = 0.0
+            for p in self.people[side]:
+                if p.status == IN and not p.outside:
+                    if p.t.theatre == "air":
+                        air += p.t.stack
+                    else:
+                        ground += p.t.stack
+            if side == 0:
+                ground += remembered
+                air += remembered if self.air_mission else 0.0
+                maxima = {"land": float(parts.land_attack_stack_max(self.sides, int(f["land_stack_max"]),
+                                                                    int(f["land_stack_per_side"]))),
+                          "air": f["air_stack_max"], "artillery": f["artillery_stack_max"]}
+            else:
+                maxima = {"land": f["land_stack_max"], "air": f["air_stack_max"], "artillery": f["land_stack_max"]}
+            stacks = {"land": ground, "air": air, "artillery": ground}
+            self.stack[side] = stacks
+            self.stack_max[side] = maxima
+            self.stack_factor[side] = {k: parts.overstack_factor(stacks[k], maxima[k], power) for k in stacks}
+
+    def _steps(self) -> None:
+        for p in self.everyone:
+            p.attacks = 0
+            p.attacked = 0
+        self._stacking()
+        self.subround = 0
+        while True:
+            self.subround += 1
+            acted = False
+            for p in self.everyone:
+                if not self._may_attack(p):
+                    continue
+                target = self._find_target(p)
+                if target is None:
+                    p.attacks = p.t.attacks
+                    continue
+                if self.prevent:
+                    target = self._preventer(p, target)
+                attack(self, p, target, False)
+                acted = True
+                if self._may_counter(p, target):
+                    attack(self, target, p, True)
+            if not acted:
+                break
+        self._structural_damage()
+
+    def _may_attack(self, p: Individual) -> bool:
+        if p.status != IN or p.attacks >= p.t.attacks:
+            return False
+        if p.side == 0:
+            return not (self.combat == "air_recon" and p.t.is_air)
+        if self.bombardment:
+            return self.rules.counter_battery and p.t.artillery_range > 0
+        return True
+
+    def targetable(self, a: Individual, x: Individual) -> bool:
+        """May ``a`` choose ``x`` as its target? The page's target rules, backbench ones included."""
+        if x.status != IN and not (x.status == RETREATING and x.kind != HIT):
+            return False
+        if x.outside or not a.t.attack.get(x.t.group, 0):
+            return False
+        a_air = a.t.theatre == "air"
+        x_air = x.t.theatre == "air"
+        if a_air and x_air and a.t.backbench and not x.t.backbench:
+            return False
+        if x.t.backbench and x.status != RETREATING:
+            if x_air:
+                if not (a.t.aa_range > 0 and not a_air) and not (a_air and (a.t.backbench or a.broken)):
+                    return False
+            elif not a_air and not a.broken and a.t.artillery_range <= 0:
+                return False
+        if x.broken and a.t.artillery_range > 0 and a.t.theatre == "land":
+            return False
+        return True
+
+    def _find_target(self, a: Individual) -> Individual | None:
+        ok = self.targetable
+        candidates = [x for x in self.people[1 - a.side]
+                      if (x.status == IN or (x.status == RETREATING and x.kind != HIT)) and ok(a, x)]
+        if not candidates:
+            return None
+        n = len(candidates)
+        rnd = self.rng.random
+        best = candidates[int(rnd() * n)]
+        tries = a.t.tries
+        if tries > 1:
+            fav = a.t.artillery_favourites if self.bombardment else a.t.favourites
+            best_score = fav.get(best.t.group, 0)
+            for _ in range(tries - 1):
+                x = candidates[int(rnd() * n)]
+                score = fav.get(x.t.group, 0)
+                if score > best_score:
+                    best, best_score = x, score
+        return best
+
+    def _preventer(self, a: Individual, target: Individual) -> Individual:
+        name = target.t.name
+        guards = [x for x in self.people[target.side]
+                  if x is not target and x.status == IN and name in x.t.prevents and self.targetable(a, x)]
+        if not guards:
+            return target
+        chosen = guards[int(self.rng.random() * len(guards))]
+        if self.record:
+            self.events.append({"type": "prevent", "round": self.round, "attacker": a.key, "meant": target.key,
+                                "target": chosen.key})
+        return chosen
+
+    def _may_counter(self, a: Individual, t: Individual) -> bool:
+        if self.rules.counterattacks_off or self.bombardment or t.status != IN or a.outside:
+            return False
+        if a.t.theatre == "air" and t.t.theatre != "air":
+            return False
+        if a.attacked > a.t.max_attacked or t.attacked > t.t.max_attacked:
+            return False
+        return attack_points(self, t, a) > 0
+
+    def _structural_damage(self) -> None:
+        f = self.f
+        for p in self.everyone:
+            asp = p.t.anti_structural
+            if not asp or p.status != IN or p.outside or (p.side == 1 and p.attacks == 0):
+                continue
+            dmg = asp * p.readiness / 100.0
+            if p.t.theatre == "air" and self.combat != "bombing_run":
+                dmg *= f["aircraft_structural"]
+            dmg /= 1 + p.attacked
+            self.structural[p.side] += dmg
+
+    # After the steps ------------------------------------------------------------------------------------
+
+    def _auto_destroy(self) -> None:
+        for p in self.everyone:
+            if p.status == IN and p.t.auto_destroy and (
+                    p.attacks_total >= 1 or (p.side == 0 and p.t.anti_structural > 0)):
+                p.status = DESTROYED
+                self._note({"event": "auto-destroyed", "who": p.key})
+
+    def _out_of_ap(self) -> None:
+        f = self.f
+        cost = f["round_ap_cost"]
+        r = self.round
+        if self.combat == "paradrop" and r == self.rules.paradrop_round:
+            self._drop()
+        for p in self.everyone:
+            if p.status != IN or p.outside:
+                continue
+            if p.side == 0:
+                if self._mission_over(p, r):
+                    p.retreat(MISSION, r)
+                    continue
+            elif not self.rules.defenders_pay_ap or p.interceptor:
+                continue
+            if p.ap < cost:
+                p.retreat(MISSION, r)
+                self._note({"event": "out of action points", "who": p.key})
+            else:
+                p.ap -= cost
+
+    def _mission_over(self, p: Individual, r: int) -> bool:
+        if self.combat == "paradrop":
+            return p.t.transport and r >= self.rules.paradrop_round
+        if self.combat in ("air_recon", "airlift", "air_supply", "surprise"):
+            return r >= self.rules.mission_round and (self.combat == "surprise" or p.t.is_air)
+        return False
+
+    def _transports_lost(self) -> int:
+        return sum(1 for p in self.people[0] if p.t.transport and p.status in LOST)
+
+    def _drop(self) -> None:
+        share = endings.carried_loss_share(self.transports_at_start, self._transports_lost())
+        lost = dropped = 0
+        for p in self.people[0]:
+            if p.status == CARRIED:
+                if share and self.rng.random() < share:
+                    p.status = KILLED
+                    lost += 1
+                else:
+                    p.status = IN
+                    dropped += 1
+        self._note({"event": "paratroopers dropped", "dropped": dropped, "lost with transports": lost})
+
+    def _breakthrough(self) -> None:
+        sides = (0, 1) if self.rules.defenders_break_through else (0,)
+        for side in sides:
+            self._breakthrough_side(side)
+
+    def _breakthrough_side(self, side: int) -> None:
+        r = self.round
+        need = self.rules.breakthrough_rounds
+        enemy = self.people[1 - side]
+        front = any(x.status == IN and not x.outside and not x.t.backbench for x in enemy)
+        fail = parts.breakthrough_failure(self.stack[side].get("land", 0.0), self.stack_max[side].get("land", 1.0))
+        for p in self.people[side]:
+            if p.status != IN or p.broken or p.outside:
+                continue
+            if p.t.theatre == "air":
+                if p.attacked == 0:
+                    p.broken = True
+                    self._note({"event": "breakthrough", "who": p.key})
+                continue
+            if r < need:
+                continue
+            unhit_and_hitting = p.last_hit <= r - need and p.last_success > r - need
+            untouched = p.last_targeted <= r - need
+            if not (unhit_and_hitting or untouched):
+                continue
+            if front and fail > 0:
+                draw = self.rng.random()
+                if draw < fail:
+                    self._note({"event": "breakthrough failed (overstacked)", "who": p.key,
+                                "chance": round(fail, 6), "draw": round(draw, 6)})
+                    continue
+            p.broken = True
+            self._note({"event": "breakthrough", "who": p.key})
+
+    def _safe_retreat(self) -> None:
+        rounds = self.rules.safe_retreat_rounds
+        for p in self.everyone:
+            if p.status == RETREATING and self.round >= p.retreat_round + rounds:
+                p.status = RETREATED
+
+    def _retreat_barred(self, side: int) -> bool:
+        return self.bombardment or (side == 1 and self.air_mission)
+
+    def _panic(self) -> None:
+        f = self.f
+        for side in (0, 1):
+            if self._retreat_barred(side):
+                continue
+            for u in self.units[side]:
+                if u.panicked or u.outside or not u.count:
+                    continue
+                fighting = [p for p in u.members if p.status == IN]
+                if not fighting:
+                    continue
+                remaining = 100.0 * len(fighting) / u.count
+                morale = sum(p.morale for p in fighting) / len(fighting)
+                if not parts.panic_possible(remaining, morale, u.can_retreat, f["no_retreat_morale_factor"],
+                                            f["panic_complement"] == 1.0):
+                    continue
+                draw = self.rng.random()
+                panics = draw < f["panic_chance"]
+                self._note({"event": "panic test", "unit": u.label, "remaining %": round(remaining, 3),
+                            "morale": round(morale, 3), "chance": f["panic_chance"], "draw": round(draw, 6),
+                            "panics": panics})
+                if panics:
+                    u.panicked = True
+                    for p in fighting:
+                        p.morale *= 1.0 - f["panic_morale_loss"]
+                        p.retreat(PANIC, self.round)
+
+    def _orderly_retreat(self) -> None:
+        for side in (0, 1):
+            if self._retreat_barred(side):
+                continue
+            for u in self.units[side]:
+                if u.withdrew or u.outside or not u.can_retreat or not u.count:
+                    continue
+                fighting = [p for p in u.members if p.status == IN]
+                if not fighting:
+                    continue
+                casualties = 100.0 * sum(1 for p in u.members if p.status in LOST) / u.count
+                if casualties > u.retreat_order:
+                    u.withdrew = True
+                    for p in fighting:
+                        p.retreat(ORDERLY, self.round)
+                    self._note({"event": "orderly retreat", "unit": u.label, "casualties %": round(casualties, 3),
+                                "standing order %": u.retreat_order})
+
+    def _attackers_left(self) -> int:
+        carried_count = self.combat == "paradrop"
+        return sum(1 for p in self.people[0] if p.status == IN or (carried_count and p.status == CARRIED))
+
+    def _defenders_left(self) -> int:
+        return sum(1 for p in self.people[1] if p.status == IN and not p.outside)
+
+    def _continues(self) -> bool:
+        if self.combat == "bombing_run":
+            return True
+        if self.bombardment and self.setup.location:
+            return True
+        return self.combat == "airstrike" and self.rules.airstrike_continues
+
+    def _victory(self) -> str:
+        att, dfd = self._attackers_left(), self._defenders_left()
+        if dfd == 0 and att > 0 and self._continues():
+            if not self.continued:
+                self._note({"event": "no defenders left: the attack goes on until the attackers leave"})
+            self.continued = True
+            return "continuing"
+        e = endings.ending(att, dfd)
+        if e == "standoff" and self.continued:
+            return "attacker_won"
+        return e
+
+    # The log ------------------------------------------------------------------------------------------------
+
+    def _note(self, note: dict[str, Any]) -> None:
+        if self.record:
+            self._round_notes.append(note)
+
+    def _summary(self) -> dict[str, Any]:
+        def side(s: int) -> dict[str, Any]:
+            ps = self.people[s]
+            return {"fighting": sum(1 for p in ps if p.status == IN),
+                    "retreating": sum(1 for p in ps if p.status == RETREATING),
+                    "retreated": sum(1 for p in ps if p.status == RETREATED),
+                    "lost": sum(1 for p in ps if p.status in LOST),
+                    "carried": sum(1 for p in ps if p.status == CARRIED),
+                    "stack": {k: round(v, 6) for k, v in self.stack[s].items()},
+                    "stack_max": {k: round(v, 6) for k, v in self.stack_max[s].items()},
+                    "overstack": {k: round(v, 6) for k, v in self.stack_factor[s].items()}}
+        return {"type": "round", "round": self.round, "subrounds": self.subround, "sides": self.sides,
+                "hqs": self.hqs, "concentric": round(self.concentric, 6), "attacker": side(0),
+                "defender": side(1), "notes": self._round_notes, "ending": self.ending}
+
+    # The end ---------------------------------------------------------------------------------------------------
+
+    def outcome(self) -> Outcome:
+        """End-of-battle effects, then the frozen result."""
+        s, f = self.setup, self.f
+        damage = self.structural[0]
+        location_destroyed = s.location and endings.structure_left(s.location_structure, damage) == 0
+        bridge_destroyed = s.bridge and s.river and endings.structure_left(s.bridge_structure, damage) == 0
+        taken = self.ending in ("attacker_won", "standoff")
+        aircraft_lost = s.stationed_aircraft if s.airfield and (taken or location_destroyed) else 0
+        ships_lost = s.stationed_ships if s.port and (taken or location_destroyed) else 0
+        self._mission_experience()
+        transports_lost = self._transports_lost()
+        share = endings.carried_loss_share(self.transports_at_start, transports_lost)
+        supply = s.air_supply * (1 - share) if self.combat == "air_supply" else 0.0
+        airlift_lost = 0
+        if self.combat == "airlift":
+            for p in self.people[0]:
+                if p.status == CARRIED:
+                    if share and self.rng.random() < share:
+                        p.status = KILLED
+                        airlift_lost += 1
+                    else:
+                        p.status = RETREATED
+        card = s.card and self.ending == "attacker_won"
+        retreat = None
+        if self.ending == "attacker_won":
+            retreat = endings.retreat_side(tuple(sorted({u.side for u in s.attackers})))
+        merged = tuple(MergedUnit(side, u.label, u.unit.type, n, merge(alive, u.unit.state.supply))
+                       for side in (0, 1) for u in self.units[side]
+                       for alive in [[p for p in u.members if p.status not in LOST]] for n in [len(alive)])
+        inter = tuple({"unit": d.interceptor.unit.type, "count": d.interceptor.unit.count, "joins": d.joins,
+                       "reason": d.check.reason, "failure": round(d.check.failure, 6),
+                       "draw": None if d.draw is None else round(d.draw, 6)} for d in self.decisions)
+        return Outcome(self.ending, self.round, self._tally(0), self._tally(1), merged, damage,
+                       bool(location_destroyed), bool(bridge_destroyed), aircraft_lost, ships_lost, card, supply,
+                       airlift_lost, retreat, inter, tuple(self.events))
+
+    def _mission_experience(self) -> None:
+        xp = {"bombing_run": self.f["bombing_xp"], "air_recon": self.f["recon_xp"], "paradrop": self.f["transport_xp"],
+              "airlift": self.f["transport_xp"], "air_supply": self.f["transport_xp"]}.get(self.combat, 0.0)
+        if not xp:
+            return
+        carriers = self.combat in ("paradrop", "airlift", "air_supply")
+        for p in self.people[0]:
+            if (p.t.transport if carriers else p.t.is_air) and p.status not in LOST:
+                before = p.xp
+                p.xp = min(self.f["max_experience"], p.xp + xp)
+                p.xp_gained += p.xp - before
+
+    def _tally(self, side: int) -> SideTally:
+        start: dict[str, int] = {}
+        lost: dict[str, int] = {}
+        alive: dict[str, int] = {}
+        for p in self.people[side]:
+            name = p.t.name
+            start[name] = start.get(name, 0) + 1
+            lost.setdefault(name, 0)
+            alive.setdefault(name, 0)
+            if p.status in LOST:
+                lost[name] += 1
+            else:
+                alive[name] += 1
+        ps = self.people[side]
+        return SideTally(start, lost, alive,
+                         retreated=sum(1 for p in ps if p.status in (RETREATING, RETREATED)),
+                         panics=sum(1 for u in self.units[side] if u.panicked),
+                         withdrawals=sum(1 for u in self.units[side] if u.withdrew),
+                         capitulated=sum(1 for p in ps if p.status == CAPITULATED),
+                         broke_through=sum(1 for p in ps if p.broken),
+                         experience=sum(p.xp_gained for p in ps))
+
+

@@ -1,0 +1,364 @@
+"""Advanced Tactics Gold rule variables: every number the combat loop reads.
+
+The game keeps its combat constants in a scenario's list of numbered rule
+variables ("rulevar 30"). The Combat Calculations page names the numbers but
+prints no values, so every field below is a setting with a default marked
+assumed. Where a value is known from later releases of the same engine it is
+used and the note says so; AT Gold's own master file may differ.
+
+The page gives one number two meanings in places (317 is both an experience
+bound and a start-up modifier; 835 is both an air stack maximum and the
+airfield penalty). Each meaning is its own field here; the field's note names
+the number the page uses.
+
+>>> r = Rules()
+>>> r.land_stack_max, r.land_stack_per_side, r.panic_chance
+(100, 50, Fraction(1, 4))
+>>> concentric_values(r)[:3]
+(Fraction(1, 10), Fraction(1, 4), Fraction(1, 2))
+>>> f = as_floats(r)
+>>> f["panic_chance"], f["tie_to_attacker"], f["whole_scores"]
+(0.25, 0.0, 0.0)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final, Literal, TypeAlias
+
+from ..settings import rules_group, setting
+
+__all__ = ["Rules", "RULES_GROUP", "concentric_values", "as_floats", "Randomisation", "TieReading",
+           "RULEVAR_NUMBERS", "assumed_notes"]
+
+Randomisation: TypeAlias = Literal["continuous", "whole"]
+"""How a score is drawn below its value: any real number, or a whole number."""
+TieReading: TypeAlias = Literal["strict", "ties_to_attacker"]
+"""Whether equal scores miss (the page's wording) or hit."""
+
+LATER = "Value known from later releases of the same engine; AT Gold's own master file may differ."
+SILENT = "The page gives no value."
+
+_ROUNDS = "Rounds and action points"
+_CAPITULATION = "Capitulation"
+_CONCENTRIC = "Concentric attack"
+_STACKING = "Stacking"
+_RETREAT = "Retreat and panic"
+_VICTORY = "Victory"
+_COUNTER = "Counterattacks"
+_ATTACK = "Attack modifiers"
+_HP = "Hit point modifiers"
+_HITS = "Hits and experience"
+_DRAW = "Drawing the scores"
+_STRUCT = "Structures and missions"
+_INTERCEPT = "Interception"
+
+
+def _later(number: str) -> str:
+    return f"The page names rulevar {number} without a value. {LATER}"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rule variables and reading choices of one battle."""
+
+    # Rounds and action points ------------------------------------------------
+    round_ap_cost: int = setting(10, help="Action points an individual pays for each further round.",
+                                 minimum=0, maximum=100, section=_ROUNDS,
+                                 assumed="The page gives 10 AP a round; kept as a setting.")
+    defenders_pay_ap: bool = setting(False, help="Defenders also leave when they cannot pay a round.",
+                                     section=_ROUNDS,
+                                     assumed="The page says any individual; we apply it to the attacking side only "
+                                             "by default, since defenders fight in the enemy's turn.")
+    attacker_capitulation_round: int = setting(30, help="Round in which the remaining attackers give up.",
+                                               minimum=1, maximum=100, section=_ROUNDS,
+                                               assumed="The page gives round 30; kept as a setting.")
+    safe_retreat_rounds: int = setting(2, help="Rounds a retreating individual stays under fire before it is safe.",
+                                       minimum=0, maximum=10, section=_ROUNDS,
+                                       assumed="The page gives two rounds; kept as a setting.")
+    breakthrough_rounds: int = setting(2, help="Rounds without being hit (or targeted) that a land breakthrough needs.",
+                                       minimum=1, maximum=10, section=_ROUNDS,
+                                       assumed="The page gives two rounds; kept as a setting.")
+    defenders_break_through: bool = setting(True, help="Individuals of the defending side can break through too.",
+                                            section=_ROUNDS,
+                                            assumed="The page does not say which side breaks through. Its remark "
+                                            "on the defender's last front-line troops points at the attacker, but "
+                                            "then interceptors could never reach backbench bombers; we let both "
+                                            "sides break through.")
+    paradrop_round: int = setting(5, help="Round in which transports drop their paratroopers and turn back.",
+                                  minimum=1, maximum=30, section=_ROUNDS,
+                                  assumed="The page gives round 5; kept as a setting.")
+    mission_round: int = setting(2, help="Round in which recon, airlift and air supply flights and ambushed "
+                                 "attackers leave.", minimum=1, maximum=30, section=_ROUNDS,
+                                 assumed="The page gives round 2; kept as a setting.")
+
+    # Capitulation -------------------------------------------------------------
+    capitulation_morale: int = setting(10, help="Rulevar 37: morale below which a retreating defender may give up.",
+                                       minimum=0, maximum=100, section=_CAPITULATION, assumed=_later("37"))
+    capitulation_readiness: int = setting(25, help="Rulevar 301: readiness below which a retreating defender may "
+                                          "give up.", minimum=1, maximum=100, section=_CAPITULATION,
+                                          assumed=_later("301"))
+
+    # Concentric attack ---------------------------------------------------------
+    concentric_1: Fraction = setting(Fraction(1, 10), help="Rulevar 132: bonus with 1 side of attack.", minimum=0,
+                                     maximum=10, section=_CONCENTRIC,
+                                     assumed=_later("132") + " We read 132 as one side, 133 two sides, and so on.")
+    concentric_2: Fraction = setting(Fraction(1, 4), help="Rulevar 133: bonus with 2 sides.", minimum=0, maximum=10,
+                                     section=_CONCENTRIC, assumed=_later("133"))
+    concentric_3: Fraction = setting(Fraction(1, 2), help="Rulevar 134: bonus with 3 sides.", minimum=0, maximum=10,
+                                     section=_CONCENTRIC, assumed=_later("134"))
+    concentric_4: Fraction = setting(Fraction(3, 4), help="Rulevar 135: bonus with 4 sides.", minimum=0, maximum=10,
+                                     section=_CONCENTRIC, assumed=_later("135"))
+    concentric_5: Fraction = setting(Fraction(1), help="Rulevar 136: bonus with 5 sides.", minimum=0, maximum=10,
+                                     section=_CONCENTRIC, assumed=_later("136"))
+    concentric_6: Fraction = setting(Fraction(3, 2), help="Rulevar 137: bonus with 6 sides.", minimum=0, maximum=10,
+                                     section=_CONCENTRIC, assumed=_later("137"))
+    concentric_7: Fraction = setting(Fraction(2), help="Rulevar 138: bonus with 7 sides (beyond a hex's six).",
+                                     minimum=0, maximum=10, section=_CONCENTRIC,
+                                     assumed=_later("138") + " A hex has six sides, so a battle never reaches it.")
+    concentric_8: Fraction = setting(Fraction(5, 2), help="Rulevar 139: bonus with 8 sides (beyond a hex's six).",
+                                     minimum=0, maximum=10, section=_CONCENTRIC,
+                                     assumed=_later("139") + " A hex has six sides, so a battle never reaches it.")
+    concentric_multiple_hq: Fraction = setting(Fraction(1, 2), help="Share of the bonus kept when several HQs attack.",
+                                               minimum=0, maximum=1, section=_CONCENTRIC,
+                                               assumed="The page says the bonus is halved.")
+
+    # Stacking -------------------------------------------------------------------
+    land_stack_max: int = setting(100, help="Rulevar 30: land stack without penalty (defence; attack at least this).",
+                                  minimum=1, maximum=10000, section=_STACKING, assumed=_later("30"))
+    land_stack_per_side: int = setting(50, help="Rulevar 31: attacking land stack allowed per side of attack.",
+                                       minimum=0, maximum=10000, section=_STACKING, assumed=_later("31"))
+    air_stack_max: int = setting(100, help="Rulevar 833: air stack in attack without penalty.", minimum=1,
+                                 maximum=10000, section=_STACKING,
+                                 assumed=_later("833") + " The overstacking paragraph calls the air maximum 835; "
+                                 "we keep 835 for the airfield penalty.")
+    artillery_stack_max: int = setting(100, help="Rulevar 834: artillery stack in attack without penalty.", minimum=1,
+                                       maximum=10000, section=_STACKING, assumed=_later("834"))
+    remember_battlestack: bool = setting(False, help="Rulevar 859: stacks of earlier battles in the hex count too.",
+                                         section=_STACKING, assumed=_later("859") + " 0 means off.")
+    overstack_power: Fraction = setting(Fraction(2), help="Power of maximum/stack giving the overstacking factor.",
+                                        minimum=0, maximum=10, section=_STACKING,
+                                        assumed="The page says only that the penalty is exponential, not linear; "
+                                        "we use (maximum / stack) to this power.")
+
+    # Retreat and panic ------------------------------------------------------------
+    panic_chance: Fraction = setting(Fraction(1, 4), help="Rulevar 70: chance a unit that may panic does so this round.",
+                                     minimum=0, maximum=1, section=_RETREAT, assumed=_later("70"))
+    panic_morale_loss: Fraction = setting(Fraction(1, 2), help="Share of morale lost at once when a unit panics.",
+                                          minimum=0, maximum=1, section=_RETREAT,
+                                          assumed="The page calls it rulevar 172. " + LATER)
+    panic_reading: str = setting("as_written", help="Which units may panic.",
+                                 choices=("as_written", "complement"),
+                                 labels={"as_written": "percent remaining below morale (the page's words)",
+                                         "complement": "percent remaining below 100 minus morale"},
+                                 section=_RETREAT,
+                                 assumed="The page says below the morale; read literally a unit of full morale may "
+                                 "panic at its first loss, and doubling morale with no way out makes panic likelier. "
+                                 "The complement reading reverses both.")
+    no_retreat_morale_factor: Fraction = setting(Fraction(2), help="Morale multiplier in the panic test for a unit "
+                                                 "with no way out.", minimum=0, maximum=10, section=_RETREAT,
+                                                 assumed="The page says morale is doubled.")
+
+    # Victory -----------------------------------------------------------------------
+    airstrike_continues: bool = setting(False, help="Rulevar 341: an airstrike goes on with no defenders left.",
+                                        section=_VICTORY, assumed=_later("341") + " 0 means off.")
+
+    # Counterattacks -------------------------------------------------------------------
+    counterattacks_off: bool = setting(False, help="Rulevar 807: no counterattacks at all.", section=_COUNTER,
+                                       assumed=_later("807") + " 0 means counterattacks happen.")
+    counter_attacker_land: Fraction = setting(Fraction(1, 2), help="Rulevar 101: counterattack by the hex's "
+                                              "attackers, land against land.", minimum=0, maximum=10,
+                                              section=_COUNTER, assumed=_later("101"))
+    counter_defender_land: Fraction = setting(Fraction(1), help="Rulevar 102: counterattack by the hex's defenders, "
+                                              "land against land.", minimum=0, maximum=10, section=_COUNTER,
+                                              assumed=_later("102"))
+    counter_attacker_other: Fraction = setting(Fraction(1), help="Rulevar 103: counterattack by the hex's "
+                                               "attackers, other cases.", minimum=0, maximum=10, section=_COUNTER,
+                                               assumed=_later("103"))
+    counter_defender_other: Fraction = setting(Fraction(1), help="Rulevar 104: counterattack by the hex's "
+                                               "defenders, other cases.", minimum=0, maximum=10, section=_COUNTER,
+                                               assumed=_later("104"))
+    counter_battery: bool = setting(False, help="Rulevar 142: defending artillery fires back in artillery attacks.",
+                                    section=_COUNTER, assumed=_later("142") + " 0 means off, as in Gold.")
+
+    # Attack modifiers ------------------------------------------------------------------
+    aa_from_distance: Fraction = setting(Fraction(1, 2), help="Rulevar 105: anti-aircraft fire from another hex.",
+                                         minimum=0, maximum=10, section=_ATTACK, assumed=_later("105"))
+    readiness_weight_attacker: Fraction = setting(Fraction(1), help="Rulevar 106: weight of readiness on the "
+                                                  "attack of the hex's attackers.", minimum=0, maximum=1,
+                                                  section=_ATTACK, assumed=_later("106") +
+                                                  " Shape x(1 - w + w·readiness/100) is assumed.")
+    readiness_weight_defender: Fraction = setting(Fraction(1, 2), help="Rulevar 107: weight of readiness on the "
+                                                  "attack of the hex's defenders.", minimum=0, maximum=1,
+                                                  section=_ATTACK, assumed=_later("107"))
+    surprise: Fraction = setting(Fraction(2), help="Rulevar 108: ambushing defenders' attacks in a surprise combat.",
+                                 minimum=0, maximum=10, section=_ATTACK, assumed=_later("108"))
+    versus_paradrop: Fraction = setting(Fraction(3), help="Rulevar 109: attacks on paratroopers being dropped.",
+                                        minimum=0, maximum=10, section=_ATTACK, assumed=_later("109"))
+    versus_amphibious: Fraction = setting(Fraction(3), help="Rulevar 110: attacks on troops landing from the sea.",
+                                          minimum=0, maximum=10, section=_ATTACK, assumed=_later("110"))
+    rebel: Fraction = setting(Fraction(2), help="Rulevar 111: attacks by rebels attacking the hex.", minimum=0,
+                              maximum=10, section=_ATTACK, assumed=_later("111"))
+    retreating_attacker_target: Fraction = setting(Fraction(1, 4), help="Rulevar 112: attacks on a retreating "
+                                                   "individual of the hex's attackers.", minimum=0, maximum=10,
+                                                   section=_ATTACK, assumed=_later("112"))
+    retreating_defender_target: Fraction = setting(Fraction(1), help="Rulevar 113: attacks on a retreating "
+                                                   "individual of the hex's defenders.", minimum=0, maximum=10,
+                                                   section=_ATTACK, assumed=_later("113"))
+    panicking_attacker_target: Fraction = setting(Fraction(1), help="Rulevar 114: attacks on a panicking "
+                                                  "individual of the hex's attackers.", minimum=0, maximum=10,
+                                                  section=_ATTACK, assumed=_later("114"))
+    panicking_defender_target: Fraction = setting(Fraction(2), help="Rulevar 115: attacks on a panicking "
+                                                  "individual of the hex's defenders.", minimum=0, maximum=10,
+                                                  section=_ATTACK, assumed=_later("115"))
+    supply_weight: Fraction = setting(Fraction(3, 4), help="Rulevar 130: weight of supply on attack and hit points.",
+                                      minimum=0, maximum=1, section=_ATTACK,
+                                      assumed=_later("130") + " Shape x(1 - w + w·supply/100) is assumed.")
+    staff_bonus: Fraction = setting(Fraction(1, 2), help="Rulevar 140: bonus from staff with no experience.",
+                                    minimum=0, maximum=10, section=_ATTACK, assumed=_later("140"))
+    max_attacked_cap: Fraction = setting(Fraction(3), help="Rulevar 300: largest divisor of the max-attacked "
+                                         "modifier.", minimum=1, maximum=100, section=_ATTACK,
+                                         assumed=_later("300") + " We divide by min(times attacked / maximum, 300).")
+    startup_round_1: Fraction = setting(Fraction(1), help="Attack start-up modifier in round 1.", minimum=0,
+                                        maximum=1, section=_ATTACK,
+                                        assumed="The page calls it rulevar 316. " + LATER)
+    startup_round_2: Fraction = setting(Fraction(1), help="Attack start-up modifier in round 2.", minimum=0,
+                                        maximum=1, section=_ATTACK,
+                                        assumed="The page calls it rulevar 317, a number it also gives an experience "
+                                        "bound; kept apart. " + LATER)
+    out_of_fuel: Fraction = setting(Fraction(1, 2), help="Attack and hit point factor of an individual without fuel.",
+                                    minimum=0, maximum=1, section=_ATTACK, assumed=SILENT)
+
+    # Hit point modifiers --------------------------------------------------------------------
+    readiness_weight_hp: Fraction = setting(Fraction(1, 4), help="Rulevar 116: weight of readiness on hit points.",
+                                            minimum=0, maximum=1, section=_HP, assumed=_later("116"))
+    river_hit_points: Fraction = setting(Fraction(1, 2), help="Hit point bonus of defenders behind a river.",
+                                         minimum=0, maximum=10, section=_HP,
+                                         assumed="The page gives no size (the game takes it from the river type).")
+    river_bridge: Fraction = setting(Fraction(1, 2), help="Rulevar 5: share of the river bonus kept with a bridge.",
+                                     minimum=0, maximum=1, section=_HP, assumed=_later("5"))
+    airfield_penalty: Fraction = setting(Fraction(0), help="Hit point penalty of aircraft attacked on their airfield "
+                                         "(0 none, 1 all).", minimum=0, maximum=1, section=_HP,
+                                         assumed="The page calls it rulevar 835, a number it also gives the air "
+                                         "stack maximum; kept apart. " + LATER)
+    airfield_penalty_rounds: int = setting(0, help="Rulevar 836: first rounds in which the airfield penalty applies.",
+                                           minimum=0, maximum=30, section=_HP, assumed=_later("836"))
+
+    # Hits and experience ----------------------------------------------------------------------
+    kill_xp: int = setting(30, help="Rulevar 119: experience for a kill hit.", minimum=0, maximum=100,
+                           section=_HITS, assumed=_later("119"))
+    retreat_xp: int = setting(10, help="Rulevar 120: experience for a retreat hit.", minimum=0, maximum=100,
+                              section=_HITS, assumed=_later("120"))
+    pinned_xp: int = setting(0, help="Rulevar 121: experience for a pinned hit.", minimum=0, maximum=100,
+                             section=_HITS, assumed=_later("121"))
+    retreat_readiness_loss: int = setting(50, help="Rulevar 122: readiness lost by a retreat hit, percent.",
+                                          minimum=0, maximum=100, section=_HITS, assumed=_later("122"))
+    pinned_readiness_loss: int = setting(50, help="Rulevar 123: readiness lost by a pinned hit, percent.",
+                                         minimum=0, maximum=100, section=_HITS, assumed=_later("123"))
+    retreat_morale_loss: int = setting(25, help="Rulevar 124: morale lost by a retreat hit, percent.", minimum=0,
+                                       maximum=100, section=_HITS, assumed=_later("124"))
+    pinned_morale_loss: int = setting(10, help="Rulevar 125: morale lost by a pinned hit, percent.", minimum=0,
+                                      maximum=100, section=_HITS, assumed=_later("125"))
+    retreat_entrenchment_loss: int = setting(100, help="Rulevar 126: entrenchment lost by a retreat hit, percent.",
+                                             minimum=0, maximum=100, section=_HITS, assumed=_later("126"))
+    pinned_entrenchment_loss: int = setting(50, help="Rulevar 127: entrenchment lost by a pinned hit, percent.",
+                                            minimum=0, maximum=100, section=_HITS, assumed=_later("127"))
+    experience_min: Fraction = setting(Fraction(1, 10), help="Smallest experience modifier.", minimum=0, maximum=10,
+                                       section=_HITS, assumed="The page calls it rulevar 317. " + LATER)
+    experience_max: Fraction = setting(Fraction(3), help="Largest experience modifier.", minimum=0, maximum=10,
+                                       section=_HITS, assumed="The page calls it rulevar 318. " + LATER)
+    max_experience: int = setting(100, help="Experience an individual cannot exceed.", minimum=0, maximum=1000,
+                                  section=_HITS, assumed=SILENT)
+
+    # Drawing the scores -------------------------------------------------------------------------
+    randomisation: str = setting("continuous", help="How each score is drawn below its value.",
+                                 choices=("continuous", "whole"),
+                                 labels={"continuous": "any number from 0 up to the value",
+                                         "whole": "a whole number from 0 up to below the value"},
+                                 section=_DRAW, assumed="The page says a value between 0 and the number; "
+                                 "it does not say whether fractions occur.")
+    tie_reading: str = setting("strict", help="Whether equal scores count as a hit.",
+                               choices=("strict", "ties_to_attacker"),
+                               labels={"strict": "the attacker must score higher (the page)",
+                                       "ties_to_attacker": "a tie is a hit (the engine's known behaviour)"},
+                               section=_DRAW, assumed="The page says higher; the engine is known to let ties hit.")
+
+    # Structures and missions ---------------------------------------------------------------------
+    aircraft_structural: Fraction = setting(Fraction(1, 4), help="Rulevar 128: structural damage of aircraft not "
+                                            "flying a bombing run.", minimum=0, maximum=10, section=_STRUCT,
+                                            assumed=_later("128"))
+    bombing_xp: int = setting(5, help="Experience for each aircraft of a bombing run at the end.", minimum=0,
+                              maximum=100, section=_STRUCT, assumed=SILENT)
+    recon_xp: int = setting(5, help="Experience for each aircraft of an air recon flight at the end.", minimum=0,
+                            maximum=100, section=_STRUCT, assumed=SILENT)
+    transport_xp: int = setting(5, help="Experience for each transport of a paradrop, airlift or air supply.",
+                                minimum=0, maximum=100, section=_STRUCT, assumed=SILENT)
+    prevent_rules: bool = setting(True, help="Prevent rules: an individual may take an attack meant for another.",
+                                  section=_STRUCT, assumed="The page says Classic rules do not use them; "
+                                  "it does not say for Gold.")
+
+    # Interception ----------------------------------------------------------------------------------
+    intercept_range: Fraction = setting(Fraction(1, 2), help="Rulevar 147: action points of range per readiness "
+                                        "point.", minimum=0, maximum=10, section=_INTERCEPT, assumed=_later("147"))
+    intercept_fail_edge: int = setting(0, help="Rulevar 837: percent chance an interception fails at the edge of its "
+                                       "range.", minimum=0, maximum=100, section=_INTERCEPT, assumed=_later("837"))
+    intercept_fail_centre: int = setting(0, help="Rulevar 838: percent chance an interception fails at distance 0.",
+                                         minimum=0, maximum=100, section=_INTERCEPT, assumed=_later("838"))
+    intercept_fuel_rounds: int = setting(2, help="Rounds of fuel an interceptor needs before it takes off.",
+                                         minimum=0, maximum=10, section=_INTERCEPT,
+                                         assumed="The page gives two rounds; kept as a setting.")
+
+
+RULES_GROUP: Final = rules_group(Rules, "rules", "Rule variables", label="Rule variables")
+"""The schema group of :class:`Rules`, for forms and links."""
+
+RULEVAR_NUMBERS: Final[dict[str, str]] = {
+    "capitulation_morale": "37", "capitulation_readiness": "301", "land_stack_max": "30",
+    "land_stack_per_side": "31", "air_stack_max": "833", "artillery_stack_max": "834",
+    "remember_battlestack": "859", "panic_chance": "70", "panic_morale_loss": "172 (page)",
+    "airstrike_continues": "341", "counterattacks_off": "807", "counter_attacker_land": "101",
+    "counter_defender_land": "102", "counter_attacker_other": "103", "counter_defender_other": "104",
+    "counter_battery": "142", "aa_from_distance": "105", "readiness_weight_attacker": "106",
+    "readiness_weight_defender": "107", "surprise": "108", "versus_paradrop": "109", "versus_amphibious": "110",
+    "rebel": "111", "retreating_attacker_target": "112", "retreating_defender_target": "113",
+    "panicking_attacker_target": "114", "panicking_defender_target": "115", "readiness_weight_hp": "116",
+    "kill_xp": "119", "retreat_xp": "120", "pinned_xp": "121", "retreat_readiness_loss": "122",
+    "pinned_readiness_loss": "123", "retreat_morale_loss": "124", "pinned_morale_loss": "125",
+    "retreat_entrenchment_loss": "126", "pinned_entrenchment_loss": "127", "aircraft_structural": "128",
+    "supply_weight": "130", "staff_bonus": "140", "max_attacked_cap": "300", "startup_round_1": "316 (page)",
+    "startup_round_2": "317 (page)", "experience_min": "317 (page)", "experience_max": "318 (page)",
+    "river_bridge": "5", "airfield_penalty": "835 (page)", "airfield_penalty_rounds": "836",
+    "intercept_range": "147", "intercept_fail_edge": "837", "intercept_fail_centre": "838",
+    **{f"concentric_{k}": str(131 + k) for k in range(1, 9)},
+}
+"""The rulevar number each field stands for, as the page numbers it."""
+
+
+def concentric_values(rules: Rules) -> tuple[Fraction, ...]:
+    """Rulevars 132 to 139: the concentric bonus for 1 to 8 sides of attack."""
+    return tuple(getattr(rules, f"concentric_{k}") for k in range(1, 9))
+
+
+def as_floats(rules: Rules) -> dict[str, float]:
+    """Every setting as a float, converted once per battle for the hot path.
+
+    Choices become 0.0/1.0 flags: ``tie_to_attacker``, ``whole_scores`` and ``panic_complement``.
+    """
+    out = {f.name: float(getattr(rules, f.name)) for f in dataclasses.fields(rules)
+           if not isinstance(getattr(rules, f.name), str)}
+    out["tie_to_attacker"] = 1.0 if rules.tie_reading == "ties_to_attacker" else 0.0
+    out["whole_scores"] = 1.0 if rules.randomisation == "whole" else 0.0
+    out["panic_complement"] = 1.0 if rules.panic_reading == "complement" else 0.0
+    return out
+
+
+def assumed_notes(rules: Rules) -> list[dict[str, str]]:
+    """Every assumed setting with its value and note, for a result's assumptions list."""
+    out = []
+    for f in RULES_GROUP.fields:
+        if f.assumed:
+            value = getattr(rules, f.name)
+            out.append({"setting": f.name, "value": str(value), "note": f.assumed})
+    return out

@@ -1,0 +1,474 @@
+"""Every Advanced Tactics Gold widget, declared in one place.
+
+Calculators for the loop's parts (exact, with ``Fraction`` results) and
+``atg.battle``, one seeded battle told round by round.
+
+>>> from engine.widgets import get
+>>> get("atg.hit_chance").run({"attack": "30", "hit_points": "20"})["hit"]["p"]
+'2/3'
+>>> get("atg.concentric").run({"sides": 3})["factor"]
+'3/2'
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any, Final
+
+from .. import present
+from ..dice import prob_json
+from ..schema import Boolean, Choice, Group, Integer, ListOf, Number, fraction_text
+from ..settings import rules_from
+from ..widgets import Widget, register
+from . import parts
+from .loop import fight
+from .narrate import ENDING_TEXT, narrate
+from .rules import RULES_GROUP, Rules, concentric_values
+from .setup import COMBAT_TYPES, AASupport, Interceptor, Setup, Unit, UnitState
+from .units import LANDSCAPES, ROSTER
+
+__all__ = ["WIDGETS", "rules_subset", "battle_setup"]
+
+
+def rules_subset(*names: str) -> Group:
+    """A settings group holding some of the rule variables (each with its help, range and note)."""
+    return Group("rules", "Rule variables this calculator reads.", label="Rule variables",
+                 fields=tuple(RULES_GROUP.field(n) for n in names))
+
+
+def _rules(values: Mapping[str, Any]) -> Rules:
+    return Rules(**dict(values))
+
+
+def _assumptions(values: Mapping[str, Any]) -> list[dict[str, str]]:
+    out = []
+    for name, value in values.items():
+        f = RULES_GROUP.field(name)
+        if f.assumed:
+            shown = fraction_text(value) if isinstance(value, Fraction) else str(value)
+            out.append({"setting": name, "value": shown, "note": f.assumed})
+    return out
+
+
+def _frac(x: Any) -> str:
+    return fraction_text(Fraction(x))
+
+
+# atg.hit_chance ----------------------------------------------------------------------------------------------
+
+HIT_INPUTS: Final = Group("inputs", "", fields=(
+    Number("attack", "Attack score after every modifier.", Fraction(20), minimum=0, maximum=100000, label="Attack"),
+    Number("hit_points", "Hit points after every modifier.", Fraction(20), minimum=0, maximum=100000,
+           label="Hit points"),
+    Integer("kill", "Attacker type's kill percent.", 30, minimum=0, maximum=100, label="Kill %"),
+    Integer("retreat", "Attacker type's retreat percent.", 40, minimum=0, maximum=100, label="Retreat %"),
+    rules_subset("randomisation", "tie_reading"),
+))
+
+
+def hit_compute(v: Mapping[str, Any]) -> dict[str, Any]:
+    a, h = v["attack"], v["hit_points"]
+    r = v["rules"]
+    p = parts.hit_chance(a, h, randomisation=r["randomisation"], tie_reading=r["tie_reading"])
+    k, rt, pin = parts.result_chances(v["kill"], v["retreat"])
+    readings = [{"randomisation": ra, "tie_reading": ti,
+                 "p": prob_json(parts.hit_chance(a, h, randomisation=ra, tie_reading=ti))}
+                for ra in ("continuous", "whole") for ti in ("strict", "ties_to_attacker")]
+    return {"hit": prob_json(p), "kill": prob_json(p * k), "retreat": prob_json(p * rt), "pinned": prob_json(p * pin),
+            "miss": prob_json(1 - p), "steps": parts.hit_chance_steps(a, h, randomisation=r["randomisation"],
+                                                                    tie_reading=r["tie_reading"]),
+            "readings": readings, "assumptions": _assumptions(r)}
+
+
+def hit_render(res: Mapping[str, Any]) -> str:
+    dist = [{"result": name, "side": side, **res[key]} for name, key, side in
+            (("kill", "kill", "attacker"), ("retreat hit", "retreat", "attacker"), ("pinned hit", "pinned", "attacker"),
+             ("miss", "miss", "defender"))]
+    rows = "".join(f"<tr><th scope='row'>{present.esc(x['randomisation'])}, {present.esc(x['tie_reading'])}</th>"
+                   f"<td class='num frac'>{present.esc(x['p']['p'])}</td>"
+                   f"<td class='num pct'>{present.esc(present.percent(x['p']['float']))}</td></tr>"
+                   for x in res["readings"])
+    table = ("<table class='dist'><caption>Hit chance under each reading</caption><thead><tr><th scope='col'>Reading"
+             "</th><th scope='col' class='num'>Exact</th><th scope='col' class='num'>Percent</th></tr></thead>"
+             f"<tbody>{rows}</tbody></table>")
+    return (present.figures([{"label": "Chance of a hit", **res["hit"]}])
+            + present.section("Derivation", present.steps(res["steps"]))
+            + present.distribution(dist, "Result of one attack") + table + present.assumptions(res["assumptions"]))
+
+
+# atg.experience -------------------------------------------------------------------------------------------------
+
+XP_INPUTS: Final = Group("inputs", "", fields=(
+    Integer("attacker_power", "Power points of the attacking individual's type.", 10, minimum=1, maximum=10000,
+            label="Attacker power points"),
+    Integer("target_power", "Power points of the target's type.", 10, minimum=0, maximum=10000,
+            label="Target power points"),
+    rules_subset("experience_min", "experience_max", "kill_xp", "retreat_xp", "pinned_xp"),
+))
+
+
+def xp_compute(v: Mapping[str, Any]) -> dict[str, Any]:
+    r = v["rules"]
+    mod = parts.experience_modifier(Fraction(v["target_power"]), Fraction(v["attacker_power"]),
+                                    r["experience_min"], r["experience_max"])
+    return {"modifier": _frac(mod), "ratio": _frac(Fraction(v["target_power"], v["attacker_power"])),
+            "gains": {k: _frac(r[f"{k}_xp"] * mod) for k in ("kill", "retreat", "pinned")},
+            "assumptions": _assumptions(r)}
+
+
+def xp_render(res: Mapping[str, Any]) -> str:
+    figs = [{"label": "Power point ratio (target / attacker)", "value": res["ratio"]},
+            {"label": "Experience modifier (within the bounds)", "value": res["modifier"]}]
+    figs += [{"label": f"Experience for a {k} hit", "value": g} for k, g in res["gains"].items()]
+    return present.figures(figs) + present.assumptions(res["assumptions"])
+
+
+# atg.intercept ---------------------------------------------------------------------------------------------------
+
+INTERCEPT_INPUTS: Final = Group("inputs", "", fields=(
+    Integer("readiness", "Lowest readiness in the intercepting unit.", 80, minimum=0, maximum=100,
+            label="Lowest readiness"),
+    Integer("distance", "Action points from its airfield to the battle.", 20, minimum=0, maximum=1000,
+            label="Distance (AP)"),
+    rules_subset("intercept_range", "intercept_fail_centre", "intercept_fail_edge"),
+))
+
+
+def intercept_compute(v: Mapping[str, Any]) -> dict[str, Any]:
+    r = v["rules"]
+    rng_ = parts.intercept_range(Fraction(v["readiness"]), r["intercept_range"])
+    centre, edge = Fraction(r["intercept_fail_centre"]), Fraction(r["intercept_fail_edge"])
+    inside = v["distance"] <= rng_
+    fail = parts.intercept_failure(Fraction(v["distance"]), rng_, centre, edge) if inside else Fraction(1)
+    curve = [{"distance": _frac(rng_ * k / 4), "fail": prob_json(parts.intercept_failure(rng_ * k / 4, rng_, centre,
+                                                                                         edge))}
+             for k in range(5)] if rng_ else []
+    return {"range": _frac(rng_), "in_range": inside, "failure": prob_json(fail), "curve": curve,
+            "assumptions": _assumptions(r)}
+
+
+def intercept_render(res: Mapping[str, Any]) -> str:
+    figs = [{"label": "Intercept range (action points)", "value": res["range"]},
+            {"label": "Within range", "value": "yes" if res["in_range"] else "no: it does not try"},
+            {"label": "Chance the interception fails", **res["failure"]}]
+    dist = [{"result": f"at {c['distance']} AP", **c["fail"]} for c in res["curve"]]
+    body = present.distribution(dist, "Failure chance across the range", "Distance") if dist else ""
+    return present.figures(figs) + body + present.assumptions(res["assumptions"])
+
+
+# atg.capitulation ------------------------------------------------------------------------------------------------
+
+CAPITULATION_INPUTS: Final = Group("inputs", "", fields=(
+    Integer("readiness", "Readiness of the retreating defender.", 10, minimum=0, maximum=100, label="Readiness"),
+    Integer("morale", "Morale of the retreating defender.", 5, minimum=0, maximum=100, label="Morale"),
+    rules_subset("capitulation_morale", "capitulation_readiness"),
+))
+
+
+def capitulation_compute(v: Mapping[str, Any]) -> dict[str, Any]:
+    r = v["rules"]
+    p = parts.capitulation_chance(Fraction(v["readiness"]), Fraction(v["morale"]), r["capitulation_morale"],
+                                  r["capitulation_readiness"])
+    return {"chance": prob_json(Fraction(p)), "tested": v["morale"] < r["capitulation_morale"]
+            and v["readiness"] < r["capitulation_readiness"], "assumptions": _assumptions(r)}
+
+
+def capitulation_render(res: Mapping[str, Any]) -> str:
+    figs = [{"label": "Tested at all", "value": "yes (once)" if res["tested"] else "no: morale or readiness too high"},
+            {"label": "Chance it capitulates", **res["chance"]}]
+    return present.figures(figs) + present.assumptions(res["assumptions"])
+
+
+# atg.concentric ---------------------------------------------------------------------------------------------------
+
+CONCENTRIC_INPUTS: Final = Group("inputs", "", fields=(
+    Integer("sides", "Hex sides the attack still comes from this round.", 2, minimum=0, maximum=6, label="Sides"),
+    Integer("hqs", "HQs whose units attack.", 1, minimum=1, maximum=6, label="HQs"),
+    rules_subset(*(f"concentric_{k}" for k in range(1, 9)), "concentric_multiple_hq"),
+))
+
+
+def concentric_compute(v: Mapping[str, Any]) -> dict[str, Any]:
+    r = v["rules"]
+    values = concentric_values(_rules(r))
+    share = r["concentric_multiple_hq"]
+    return {"factor": _frac(parts.concentric_factor(v["sides"], v["hqs"], values, share)),
+            "table": [{"sides": s, "one_hq": _frac(parts.concentric_factor(s, 1, values, share)),
+                       "several": _frac(parts.concentric_factor(s, 2, values, share))} for s in range(1, 7)],
+            "assumptions": _assumptions(r)}
+
+
+def concentric_render(res: Mapping[str, Any]) -> str:
+    rows = "".join(f"<tr><th scope='row'>{t['sides']}</th><td class='num'>{t['one_hq']}</td>"
+                   f"<td class='num'>{t['several']}</td></tr>" for t in res["table"])
+    table = ("<table class='mods'><caption>Attack factor by sides</caption><thead><tr><th scope='col'>Sides</th>"
+             "<th scope='col' class='num'>One HQ</th><th scope='col' class='num'>Several HQs</th></tr></thead>"
+             f"<tbody>{rows}</tbody></table>")
+    return (present.figures([{"label": "Attack factor of the hex's attackers", "value": res["factor"]}]) + table
+            + present.assumptions(res["assumptions"]))
+
+
+# atg.stacking ------------------------------------------------------------------------------------------------------
+
+STACKING_INPUTS: Final = Group("inputs", "", fields=(
+    Integer("sides", "Hex sides the attack comes from.", 1, minimum=1, maximum=6, label="Sides"),
+    Integer("attacker_stack", "Stack points of the attacking land individuals still fighting.", 150, minimum=0,
+            maximum=10000, label="Attacking stack"),
+    Integer("defender_stack", "Stack points of the defending land individuals still fighting.", 80, minimum=0,
+            maximum=10000, label="Defending stack"),
+    rules_subset("land_stack_max", "land_stack_per_side", "overstack_power"),
+))
+
+
+def stacking_compute(v: Mapping[str, Any]) -> dict[str, Any]:
+    r = v["rules"]
+    amax = parts.land_attack_stack_max(v["sides"], r["land_stack_max"], r["land_stack_per_side"])
+    dmax = r["land_stack_max"]
+    power = r["overstack_power"]
+    return {"attacker_max": amax, "defender_max": dmax,
+            "attacker_factor": _frac(parts.overstack_factor(Fraction(v["attacker_stack"]), Fraction(amax), power)),
+            "defender_factor": _frac(parts.overstack_factor(Fraction(v["defender_stack"]), Fraction(dmax), power)),
+            "breakthrough_failure": prob_json(Fraction(parts.breakthrough_failure(Fraction(v["attacker_stack"]),
+                                                                                  Fraction(amax)))),
+            "assumptions": _assumptions(r)}
+
+
+def stacking_render(res: Mapping[str, Any]) -> str:
+    figs = [{"label": "Attacking stack maximum", "value": str(res["attacker_max"])},
+            {"label": "Attacker's overstacking factor", "value": res["attacker_factor"]},
+            {"label": "Defending stack maximum", "value": str(res["defender_max"])},
+            {"label": "Defender's overstacking factor", "value": res["defender_factor"]},
+            {"label": "Chance a breakthrough fails", **res["breakthrough_failure"]}]
+    return present.figures(figs) + present.assumptions(res["assumptions"])
+
+
+# atg.factors -------------------------------------------------------------------------------------------------------
+
+FACTOR_INPUTS: Final = Group("inputs", "", fields=(
+    Integer("readiness", "Readiness of the individual.", 70, minimum=0, maximum=100, label="Readiness"),
+    Integer("supply", "Percent of supply met.", 100, minimum=0, maximum=100, label="Supply %"),
+    Integer("experience", "Experience of the individual.", 20, minimum=0, maximum=100, label="Experience"),
+    Integer("entrenchment", "Entrenchment of the target.", 30, minimum=0, maximum=1000, label="Entrenchment"),
+    Integer("times_attacked", "Times the target was attacked this round already.", 4, minimum=0, maximum=100,
+            label="Times attacked"),
+    Integer("max_attacked", "The target type's max attacked.", 2, minimum=1, maximum=100, label="Max attacked"),
+    Boolean("hex_attacker", "The individual attacks belong to the hex's attacking side.", True,
+            label="On the attacking side"),
+    rules_subset("readiness_weight_attacker", "readiness_weight_defender", "readiness_weight_hp", "supply_weight",
+                 "max_attacked_cap"),
+))
+
+
+def factors_compute(v: Mapping[str, Any]) -> dict[str, Any]:
+    r = v["rules"]
+    w = r["readiness_weight_attacker"] if v["hex_attacker"] else r["readiness_weight_defender"]
+    items = [("readiness on attack", parts.readiness_factor(Fraction(v["readiness"]), w)),
+             ("readiness on hit points", parts.readiness_factor(Fraction(v["readiness"]), r["readiness_weight_hp"])),
+             ("supply", parts.supply_factor(Fraction(v["supply"]), r["supply_weight"])),
+             ("experience", parts.experience_factor(Fraction(v["experience"]))),
+             ("entrenchment on hit points", parts.entrenchment_factor(Fraction(v["entrenchment"]))),
+             ("max attacked", parts.max_attacked_factor(Fraction(v["times_attacked"]), Fraction(v["max_attacked"]),
+                                                       r["max_attacked_cap"]))]
+    return {"factors": [{"name": n, "factor": _frac(x)} for n, x in items], "assumptions": _assumptions(r)}
+
+
+def factors_render(res: Mapping[str, Any]) -> str:
+    return (present.figures([{"label": f["name"], "value": f"× {f['factor']}"} for f in res["factors"]])
+            + present.assumptions(res["assumptions"]))
+
+
+# atg.panic ----------------------------------------------------------------------------------------------------------
+
+PANIC_INPUTS: Final = Group("inputs", "", fields=(
+    Integer("count", "Individuals the unit started with.", 10, minimum=1, maximum=1000, label="Started with"),
+    Integer("fighting", "Individuals still fighting.", 6, minimum=0, maximum=1000, label="Still fighting"),
+    Integer("morale", "Average morale of those still fighting.", 70, minimum=0, maximum=100, label="Morale"),
+    Boolean("can_retreat", "The unit has a way out.", True, label="Has a way out"),
+    Choice("situation", "What kind of combat, and which side.", "land",
+           choices=("land", "bombardment", "defender_under_air_attack"), label="Situation"),
+    rules_subset("panic_chance", "panic_reading", "no_retreat_morale_factor", "panic_morale_loss"),
+))
+
+
+def panic_compute(v: Mapping[str, Any]) -> dict[str, Any]:
+    r = v["rules"]
+    remaining = Fraction(100 * min(v["fighting"], v["count"]), v["count"])
+    p = parts.panic_chance(remaining, Fraction(v["morale"]), v["can_retreat"], r["no_retreat_morale_factor"],
+                           r["panic_chance"], bombardment=v["situation"] == "bombardment",
+                           defender_under_air_attack=v["situation"] == "defender_under_air_attack",
+                           complement=r["panic_reading"] == "complement")
+    return {"remaining": _frac(remaining), "chance": prob_json(Fraction(p)),
+            "morale_after": _frac(v["morale"] * (1 - r["panic_morale_loss"])), "assumptions": _assumptions(r)}
+
+
+def panic_render(res: Mapping[str, Any]) -> str:
+    figs = [{"label": "Percent of the unit still fighting", "value": res["remaining"]},
+            {"label": "Chance it panics this round", **res["chance"]},
+            {"label": "Morale after a panic", "value": res["morale_after"]}]
+    return present.figures(figs) + present.assumptions(res["assumptions"])
+
+
+# atg.battle -----------------------------------------------------------------------------------------------------------
+
+_UNIT = Group("unit", "", label="Unit", fields=(
+    Choice("type", "Subformation type (illustrative roster).", "Infantry", choices=tuple(ROSTER), label="Type"),
+    Integer("count", "Individuals in the unit.", 10, minimum=0, maximum=100, label="Count"),
+    Integer("readiness", "Readiness.", 100, minimum=0, maximum=100, label="Readiness"),
+    Integer("morale", "Morale.", 100, minimum=0, maximum=100, label="Morale"),
+    Integer("experience", "Experience.", 0, minimum=0, maximum=100, label="Experience"),
+    Integer("entrenchment", "Entrenchment.", 0, minimum=0, maximum=1000, label="Entrenchment"),
+    Integer("action_points", "Action points.", 100, minimum=0, maximum=1000, label="Action points"),
+    Integer("supply", "Percent of supply met.", 100, minimum=0, maximum=100, label="Supply %"),
+    Integer("side", "Hex side it attacks from (attackers only).", 0, minimum=0, maximum=5, label="Side of attack"),
+    Integer("hq", "Which HQ it belongs to.", 0, minimum=0, maximum=5, label="HQ"),
+    Boolean("crosses_river", "It attacks across the river.", False, label="Across the river"),
+    Integer("retreat_order", "Percent casualties at which it withdraws (100: never).", 100, minimum=0, maximum=100,
+            label="Retreat order %"),
+    Boolean("can_retreat", "It has a way out.", True, label="Has a way out"),
+    Boolean("cargo", "Carried by its side's transports (paradrop or airlift).", False, label="Carried"),
+))
+
+_INTERCEPTOR = Group("interceptor", "", label="Interceptor", fields=(
+    Choice("type", "Air subformation type.", "Fighter", choices=tuple(n for n, t in ROSTER.items() if t.is_air),
+           label="Type"),
+    Integer("count", "Individuals in the unit.", 4, minimum=0, maximum=100, label="Count"),
+    Integer("readiness", "Readiness (its lowest).", 80, minimum=0, maximum=100, label="Readiness"),
+    Integer("intercept_setting", "Intercept standing order.", 90, minimum=0, maximum=100, label="Intercept setting"),
+    Integer("distance", "Action points from its airfield to the battle.", 20, minimum=0, maximum=1000,
+            label="Distance (AP)"),
+    Integer("fuel", "Fuel per individual.", 100, minimum=0, maximum=1000, label="Fuel"),
+    Boolean("own_airfield_targeted", "Its own airfield is the target.", False, label="Own airfield attacked"),
+))
+
+_AA = Group("aa", "", label="Anti-aircraft support", fields=(
+    Choice("type", "Type with anti-aircraft range.", "Flak", choices=tuple(n for n, t in ROSTER.items() if t.aa_range),
+           label="Type"),
+    Integer("count", "Individuals in the unit.", 2, minimum=0, maximum=100, label="Count"),
+    Integer("distance", "Hexes from the battle.", 1, minimum=1, maximum=10, label="Distance (hexes)"),
+))
+
+BATTLE_INPUTS: Final = Group("inputs", "", fields=(
+    ListOf("attackers", "Units attacking the hex.",
+           ({"type": "Infantry", "count": 12, "side": 0}, {"type": "Tank", "count": 4, "side": 1}),
+           item=_UNIT, min_items=0, max_items=8, label="Attackers"),
+    ListOf("defenders", "Units defending the hex.",
+           ({"type": "Infantry", "count": 12, "entrenchment": 30}, {"type": "Anti-tank gun", "count": 2}),
+           item=_UNIT, min_items=0, max_items=8, label="Defenders"),
+    Choice("combat", "Kind of combat.", "land", choices=COMBAT_TYPES, label="Combat type"),
+    Choice("landscape", "Landscape of the hex (illustrative factors).", "plains", choices=tuple(LANDSCAPES),
+           label="Landscape"),
+    Boolean("river", "A river lies on the crossing attackers' sides.", False, label="River"),
+    Boolean("bridge", "A bridge still stands.", False, label="Bridge"),
+    Boolean("location", "A location stands in the hex.", False, label="Location"),
+    Boolean("sea", "Sea hex (breaks off with no defending ship).", False, label="Sea hex"),
+    Integer("location_structure", "Structure points of the location.", 100, minimum=1, maximum=10000,
+            label="Location structure"),
+    Boolean("airfield", "The hex is an airfield.", False, label="Airfield"),
+    Integer("stationed_aircraft", "Aircraft based at the airfield (lost if it falls or is destroyed).", 0,
+            minimum=0, maximum=1000, label="Aircraft based there"),
+    Boolean("card", "A card or event is tied to the hex.", False, label="Card on the hex"),
+    ListOf("interceptors", "Defending or allied air units that may intercept an air mission.", (), item=_INTERCEPTOR,
+           min_items=0, max_items=4, label="Interceptors"),
+    ListOf("aa_support", "Anti-aircraft units in nearby hexes.", (), item=_AA, min_items=0, max_items=4,
+           label="Anti-aircraft support"),
+    RULES_GROUP,
+))
+
+
+def battle_setup(v: Mapping[str, Any]) -> Setup:
+    """The frozen setup from validated battle inputs."""
+    def unit(u: Mapping[str, Any]) -> Unit:
+        state = UnitState(u["readiness"], u["morale"], u["experience"], u["entrenchment"], u["action_points"],
+                          u["supply"])
+        return Unit(u["type"], u["count"], state, side=u["side"], hq=u["hq"], crosses_river=u["crosses_river"],
+                    retreat_order=u["retreat_order"], can_retreat=u["can_retreat"], cargo=u["cargo"])
+    inter = tuple(Interceptor(Unit(i["type"], i["count"], UnitState(readiness=i["readiness"], fuel=i["fuel"])),
+                              intercept_setting=i["intercept_setting"], distance=i["distance"],
+                              own_airfield_targeted=i["own_airfield_targeted"]) for i in v["interceptors"])
+    aa = tuple(AASupport(Unit(x["type"], x["count"]), distance=x["distance"]) for x in v["aa_support"])
+    return Setup(tuple(unit(u) for u in v["attackers"]), tuple(unit(u) for u in v["defenders"]),
+                 combat=v["combat"], landscape=v["landscape"], river=v["river"], bridge=v["bridge"],
+                 location=v["location"], location_structure=v["location_structure"], sea=v["sea"],
+                 airfield=v["airfield"], stationed_aircraft=v["stationed_aircraft"], card=v["card"],
+                 interceptors=inter, aa_support=aa)
+
+
+def battle_compute(v: Mapping[str, Any]) -> dict[str, Any]:
+    s = battle_setup(v)
+    return {"attackers": sum(u.count for u in s.attackers), "defenders": sum(u.count for u in s.defenders),
+            "sides": s.sides_of_attack(), "hqs": s.hq_count(),
+            "assumptions": _assumptions({f.name: v["rules"][f.name] for f in RULES_GROUP.fields
+                                         if v["rules"][f.name] != RULES_GROUP.field(f.name).default})}
+
+
+def battle_render(res: Mapping[str, Any]) -> str:
+    figs = [{"label": "Individuals attacking", "value": str(res["attackers"])},
+            {"label": "Individuals defending", "value": str(res["defenders"])},
+            {"label": "Sides of attack at the start", "value": str(res["sides"])},
+            {"label": "HQs attacking", "value": str(res["hqs"])}]
+    return (present.figures(figs) + present.note("Roll a battle to see it told round by round.")
+            + present.assumptions(res["assumptions"]))
+
+
+def battle_sample(v: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    rules = rules_from(Rules, v["rules"])
+    o = fight(battle_setup(v), rules, random.Random(seed), record=True)
+    return {"ending": o.ending, "rounds": o.rounds, "events": list(o.events),
+            "attacker": {"casualties": dict(o.attacker.casualties), "survivors": dict(o.attacker.survivors),
+                         "panics": o.attacker.panics, "experience": round(o.attacker.experience, 3)},
+            "defender": {"casualties": dict(o.defender.casualties), "survivors": dict(o.defender.survivors),
+                         "panics": o.defender.panics, "experience": round(o.defender.experience, 3)},
+            "interceptions": list(o.interceptions),
+            "end": {"structural_damage": round(o.structural_damage, 3), "location_destroyed": o.location_destroyed,
+                    "bridge_destroyed": o.bridge_destroyed, "aircraft_lost": o.aircraft_lost,
+                    "card_executed": o.card_executed, "retreat_side": o.retreat_side}}
+
+
+def battle_render_sample(res: Mapping[str, Any]) -> str:
+    def side(name: str, s: Mapping[str, Any]) -> dict[str, str]:
+        lost = ", ".join(f"{k} {n}" for k, n in s["casualties"].items()) or "none"
+        return {"label": f"{name} losses", "value": f"{lost}; panics {s['panics']}; experience {s['experience']}"}
+    figs = [{"label": "Ending", "value": ENDING_TEXT.get(res["ending"], res["ending"])},
+            {"label": "Rounds", "value": str(res["rounds"])}, side("Attacker", res["attacker"]),
+            side("Defender", res["defender"])]
+    lines = [f"{i['count']} × {i['unit']}: " + ("joins" if i["joins"] else "stays out") + f" ({i['reason']}"
+             + (f"; failure chance {i['failure']:.4g}, draw {i['draw']:.4g}" if i["draw"] is not None else "") + ")"
+             for i in res["interceptions"]]
+    inter = present.section("Interception", present.steps(lines, ordered=False)) if lines else ""
+    end = res["end"]
+    after = [f"structural damage {end['structural_damage']:g}"
+             + (": the location is destroyed" if end["location_destroyed"] else ""),
+             f"aircraft lost at their base: {end['aircraft_lost']}"]
+    if end["bridge_destroyed"]:
+        after.append("the bridge is destroyed")
+    if end["card_executed"]:
+        after.append("the card on the hex is played")
+    if end["retreat_side"] is not None:
+        after.append(f"survivors of the defence retreat through hex side {end['retreat_side']}")
+    return (present.figures(figs) + inter + narrate(res["events"])
+            + present.section("After the battle", present.steps(after, ordered=False)))
+
+
+WIDGETS: Final[tuple[Widget, ...]] = (
+    register(Widget("atg.hit_chance", "Chance of a hit", HIT_INPUTS, hit_compute, hit_render,
+                    description="Exact chance that an attack score beats the hit points, under each reading.")),
+    register(Widget("atg.experience", "Experience from a hit", XP_INPUTS, xp_compute, xp_render,
+                    description="The experience modifier from power points, and the experience each hit gives.")),
+    register(Widget("atg.intercept", "Interception range and failure", INTERCEPT_INPUTS, intercept_compute,
+                    intercept_render, description="Range from readiness, and the failure chance across it.")),
+    register(Widget("atg.capitulation", "Capitulation chance", CAPITULATION_INPUTS, capitulation_compute,
+                    capitulation_render, description="Chance a retreating defender gives up.")),
+    register(Widget("atg.concentric", "Concentric bonus", CONCENTRIC_INPUTS, concentric_compute, concentric_render,
+                    description="Attack factor by sides of attack and HQs.")),
+    register(Widget("atg.stacking", "Stacking and overstacking", STACKING_INPUTS, stacking_compute, stacking_render,
+                    description="Stack maxima, overstacking factors and the breakthrough failure chance.")),
+    register(Widget("atg.factors", "Readiness, supply, experience, entrenchment", FACTOR_INPUTS, factors_compute,
+                    factors_render, description="The factors of one individual's state.")),
+    register(Widget("atg.panic", "Panic chance", PANIC_INPUTS, panic_compute, panic_render,
+                    description="Whether a unit may panic this round, and the chance.")),
+    register(Widget("atg.battle", "One battle, round by round", BATTLE_INPUTS, battle_compute, battle_render,
+                    sample=battle_sample, render_sample=battle_render_sample,
+                    description="Both sides from unit types; one seeded battle with every attack explained.")),
+)

@@ -1,0 +1,538 @@
+"""Advanced Tactics Gold: each rule of the combat loop shown by a seeded battle built for it.
+
+Types here are made for the test (``_type``): a "sure" attacker has so many
+attack points against so few hit points that a miss has a chance of about
+one in a million (1 - h/2a), and its kill and retreat percents fix the kind
+of hit. Seeds are fixed, so every figure below is reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import replace
+from fractions import Fraction as F
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+from engine.atg import parts
+from engine.atg.endings import retreat_side
+from engine.atg.loop import fight
+from engine.atg.rules import Rules
+from engine.atg.setup import AASupport, Interceptor, Setup, Unit, UnitState
+from engine.atg.units import ROSTER, ROSTER_ORDER, UnitType, roster_of
+
+
+def _type(name: str, theatre: str = "land", group: str = "soft", *, attack: dict[str, int] | None = None,
+          hp: int = 10, **kw: Any) -> UnitType:
+    return UnitType(name, theatre, group, MappingProxyType(attack if attack is not None else {"soft": 1_000_000}),
+                    hp, **kw)
+
+
+SURE = _type("Sure", hp=1, kill=100, retreat=0, attacks=1, initiative=100)
+SHOVE = _type("Shove", hp=1, kill=0, retreat=100, attacks=1, initiative=100)
+PIN = _type("Pin", hp=1, kill=0, retreat=0, attacks=1, initiative=100)
+DUMMY = _type("Dummy", attack={}, hp=1_000_000, initiative=0)
+SOFT = _type("Soft", attack={}, hp=1, initiative=0)
+WEAK = _type("Weak", attack={"soft": 1}, hp=1_000_000, kill=100, retreat=0, initiative=0)
+
+
+def _roster(*types: UnitType):
+    return roster_of(ROSTER_ORDER + types)
+
+
+def _setup(att, dfd, **kw) -> Setup:
+    kw.setdefault("roster", _roster(SURE, SHOVE, PIN, DUMMY, SOFT, WEAK))
+    return Setup(tuple(att), tuple(dfd), **kw)
+
+
+def _attacks(o, **match):
+    return [e for e in o.events if e["type"] == "attack" and all(e[k] == v for k, v in match.items())]
+
+
+def _rounds(o):
+    return [e for e in o.events if e["type"] == "round"]
+
+
+def _notes(o, event):
+    return [n for r in _rounds(o) for n in r["notes"] if n["event"] == event]
+
+
+def _mod(e, name, hp=False):
+    mods = e["hit_point_modifiers" if hp else "attack_modifiers"]
+    return next((m["factor"] for m in mods if m["name"] == name), 1.0)
+
+
+# Individuals --------------------------------------------------------------------------------------------
+
+def test_a_unit_fights_as_individuals_and_merges_back():
+    o = fight(_setup([Unit("Sure", 3)], [Unit("Soft", 5)]), Rules(panic_chance=F(0)), random.Random(1), record=True)
+    assert o.attacker.start == {"Sure": 3} and o.defender.start == {"Soft": 5}
+    assert {e["attacker"] for e in _attacks(o)} <= {"A1 Sure #1", "A1 Sure #2", "A1 Sure #3"}
+    assert o.ending == "attacker_won" and o.defender.casualties == {"Soft": 5}
+    merged = o.units[0]
+    assert merged.survivors == 3 and merged.state.experience > 0
+
+
+def test_record_does_not_change_the_battle():
+    s = _setup([Unit("Infantry", 20), Unit("Tank", 5, side=1)], [Unit("Infantry", 20), Unit("Anti-tank gun", 4)])
+    for seed in range(5):
+        a = fight(s, Rules(), random.Random(seed), record=False)
+        b = fight(s, Rules(), random.Random(seed), record=True)
+        assert replace(b, events=()) == a
+
+
+# Initiative, sorting, subrounds ------------------------------------------------------------------------------
+
+def test_initiative_orders_the_subround():
+    fast = _type("Fast", hp=1_000_000, attack={"soft": 1}, initiative=100, kill=100, retreat=0)
+    slow = _type("Slow", hp=1_000_000, attack={"soft": 1}, initiative=1, kill=100, retreat=0)
+    s = _setup([Unit("Slow", 1), Unit("Fast", 1)], [Unit("Dummy", 1)], roster=_roster(fast, slow, DUMMY))
+    # initiative is drawn from 0 up to the type's score: Fast (0-100) usually beats Slow (0-1)
+    firsts = Counter(_attacks(fight(s, Rules(), random.Random(seed), record=True))[0]["attacker"]
+                     for seed in range(200))
+    assert firsts["A2 Fast #1"] >= 195
+
+
+def test_subrounds_until_no_attacks_left():
+    triple = _type("Triple", attack={"soft": 1}, hp=1_000_000, attacks=3)
+    s = _setup([Unit("Triple", 1, UnitState(action_points=10))], [Unit("Dummy", 1)],
+               roster=_roster(triple, DUMMY))
+    o = fight(s, Rules(counterattacks_off=True), random.Random(2), record=True)
+    first = [e for e in _attacks(o) if e["round"] == 1]
+    assert [e["subround"] for e in first] == [1, 2, 3]
+    assert _rounds(o)[0]["subrounds"] == 4          # the fourth finds nobody with an attack left
+
+
+# Capitulation ----------------------------------------------------------------------------------------------
+
+def test_retreating_defender_with_no_readiness_capitulates():
+    # a retreat hit leaves readiness 0 (loss 100 %) and morale 0; chance of not giving up 0/25
+    rules = Rules(retreat_readiness_loss=100, retreat_morale_loss=100, safe_retreat_rounds=5)
+    o = fight(_setup([Unit("Shove", 1, UnitState(action_points=30))], [Unit("Soft", 1), Unit("Dummy", 1)]),
+              rules, random.Random(3), record=True)
+    tests = _notes(o, "capitulation test")
+    assert tests and tests[0]["chance"] == 1.0 and tests[0]["capitulated"]
+    assert o.defender.capitulated == 1 and sum(o.defender.casualties.values()) == 1
+
+
+def test_capitulation_is_tested_once():
+    rules = Rules(retreat_readiness_loss=80, retreat_morale_loss=100, safe_retreat_rounds=5,
+                  capitulation_readiness=100)
+    for seed in range(20):
+        o = fight(_setup([Unit("Shove", 1, UnitState(action_points=60))], [Unit("Soft", 1), Unit("Dummy", 1)]),
+                  rules, random.Random(seed), record=True)
+        assert len(_notes(o, "capitulation test")) == 1
+        assert _notes(o, "capitulation test")[0]["chance"] == pytest.approx(0.8)   # 1 - 20/100
+
+
+def test_attackers_capitulate_in_round_30():
+    o = fight(_setup([Unit("Weak", 1, UnitState(action_points=1000))], [Unit("Dummy", 1)]),
+              Rules(counterattacks_off=True), random.Random(4), record=True)
+    assert o.rounds == 30 and o.ending == "defender_held" and o.attacker.capitulated == 1
+
+
+# Concentric bonus --------------------------------------------------------------------------------------------
+
+def test_concentric_bonus_by_sides_and_hqs():
+    s = _setup([Unit("Weak", 1, side=0), Unit("Weak", 1, side=2), Unit("Weak", 1, side=4)], [Unit("Dummy", 1)])
+    o = fight(s, Rules(counterattacks_off=True), random.Random(5), record=True)
+    assert _rounds(o)[0]["concentric"] == 1.5 and _mod(_attacks(o)[0], "concentric") == 1.5
+    s2 = replace(s, attackers=(Unit("Weak", 1, side=0), Unit("Weak", 1, side=2, hq=1), Unit("Weak", 1, side=4)))
+    o2 = fight(s2, Rules(counterattacks_off=True), random.Random(5), record=True)
+    assert _rounds(o2)[0]["concentric"] == 1.25       # halved with two HQs
+
+
+def test_concentric_bonus_recomputed_when_a_side_leaves():
+    s = _setup([Unit("Weak", 1, side=0, state=UnitState(action_points=100)),
+                Unit("Weak", 1, side=3, state=UnitState(action_points=10))], [Unit("Dummy", 1)])
+    o = fight(s, Rules(counterattacks_off=True), random.Random(6), record=True)
+    conc = [r["concentric"] for r in _rounds(o)]
+    assert conc[0] == 1.25 and conc[2] == 1.1          # the second side ran out of AP after round 1
+
+
+# Stacking ------------------------------------------------------------------------------------------------------
+
+def test_land_overstacking_by_sides():
+    big = _type("Big", attack={"soft": 1}, hp=1_000_000, stack=150)
+    s = _setup([Unit("Big", 1)], [Unit("Dummy", 1)], roster=_roster(big, DUMMY))
+    o = fight(s, Rules(counterattacks_off=True), random.Random(7), record=True)
+    e = _attacks(o)[0]
+    assert _mod(e, "overstacking") == pytest.approx((100 / 150) ** 2)
+    # from three sides the maximum is 3 × 50 = 150: no penalty
+    s3 = replace(s, attackers=(Unit("Big", 1, side=0), Unit("Dummy", 0, side=2), Unit("Dummy", 0, side=4)))
+    assert _rounds(fight(s3, Rules(), random.Random(7), record=True))[0]["attacker"]["stack_max"]["land"] == 100
+    s3 = replace(s, attackers=(Unit("Big", 1, side=0),), remembered_stack=50)
+    o3 = fight(s3, Rules(counterattacks_off=True, remember_battlestack=True), random.Random(7), record=True)
+    assert _mod(_attacks(o3)[0], "overstacking") == pytest.approx((100 / 200) ** 2)   # rulevar 859
+
+
+def test_overstacked_defender_has_fewer_hit_points():
+    crowd = _type("Crowd", attack={}, hp=1_000_000, stack=200)
+    s = _setup([Unit("Weak", 1)], [Unit("Crowd", 1)], roster=_roster(WEAK, crowd))
+    e = _attacks(fight(s, Rules(), random.Random(8), record=True))[0]
+    assert _mod(e, "overstacking", hp=True) == pytest.approx(0.25)
+
+
+# Who may attack, targets, backbench ------------------------------------------------------------------------------
+
+def test_backbench_needs_breakthrough_or_artillery():
+    back = _type("Back", attack={}, hp=1_000_000, backbench=True)
+    s = _setup([Unit("Weak", 2)], [Unit("Back", 1)], roster=_roster(WEAK, back))
+    o = fight(s, Rules(), random.Random(9), record=True)
+    # nobody can reach the backbench individual in round 1; it is never targeted, so round 2 breaks through
+    assert not [e for e in _attacks(o) if e["round"] <= 2]
+    assert _notes(o, "breakthrough") and _attacks(o)[0]["round"] == 3
+    gun = _type("Gun", attack={"soft": 1}, hp=1_000_000, artillery_range=3)
+    o2 = fight(_setup([Unit("Gun", 1)], [Unit("Back", 1)], roster=_roster(gun, back)), Rules(),
+               random.Random(9), record=True)
+    assert _attacks(o2)[0]["round"] == 1
+
+
+def test_hit_retreating_individuals_cannot_be_targeted_and_leave_after_two_rounds():
+    o = fight(_setup([Unit("Shove", 1, UnitState(action_points=100))], [Unit("Soft", 2), Unit("Dummy", 1)]),
+              Rules(counterattacks_off=True), random.Random(10), record=True)
+    shoved = [e["target"] for e in _attacks(o) if e["result"] == "retreat"]
+    assert len(shoved) == len(set(shoved))                       # never shot at again
+    first = _rounds(o)[0]["defender"]
+    assert first["retreating"] == 1
+    assert _rounds(o)[2]["defender"]["retreated"] >= 1           # started in round 1, safe in round 3
+
+
+def test_preventer_takes_the_attack():
+    guard = _type("Guard", attack={}, hp=1_000_000, prevents=("Soft",))
+    s = _setup([Unit("Weak", 1, UnitState(action_points=10))], [Unit("Soft", 3), Unit("Guard", 1)],
+               roster=_roster(WEAK, SOFT, guard))
+    o = fight(s, Rules(counterattacks_off=True), random.Random(11), record=True)
+    assert all(e["target"] == "D2 Guard #1" for e in _attacks(o))
+    o2 = fight(s, Rules(counterattacks_off=True, prevent_rules=False), random.Random(11), record=True)
+    assert any(e["target"].startswith("D1") for e in _attacks(o2))
+
+
+# Counterattacks --------------------------------------------------------------------------------------------------
+
+def test_counterattack_after_a_miss_and_rulevar_807():
+    hitter = _type("Hitter", attack={"soft": 1}, hp=1_000_000, kill=100, retreat=0)
+    s = _setup([Unit("Weak", 1, UnitState(action_points=10))], [Unit("Hitter", 1)], roster=_roster(WEAK, hitter))
+    o = fight(s, Rules(counter_defender_land=F(1, 2)), random.Random(12), record=True)
+    counters = _attacks(o, counter=True)
+    assert counters and _mod(counters[0], "counterattack") == 0.5          # rulevar 102
+    assert not _attacks(fight(s, Rules(counterattacks_off=True), random.Random(12), record=True), counter=True)
+
+
+def test_ground_does_not_counter_aircraft_and_no_counters_in_bombardment():
+    plane = _type("Plane", "air", "air", attack={"soft": 1}, hp=1_000_000, kill=100, retreat=0)
+    hitter = _type("Hitter", attack={"soft": 1, "air": 1}, hp=1_000_000)
+    s = _setup([Unit("Plane", 1, UnitState(action_points=10))], [Unit("Hitter", 1)], combat="airstrike",
+               roster=_roster(plane, hitter))
+    o = fight(s, Rules(), random.Random(13), record=True)
+    assert _attacks(o, attacker_side=1, counter=False) and not _attacks(o, attacker_side=1, counter=True)
+    gun = _type("Gun", attack={"soft": 1}, hp=1_000_000, artillery_range=3)
+    s2 = _setup([Unit("Gun", 1, UnitState(action_points=10))], [Unit("Hitter", 1)], combat="artillery",
+                roster=_roster(gun, hitter))
+    o = fight(s2, Rules(), random.Random(13), record=True)
+    assert not _attacks(o, counter=True) and not _attacks(o, attacker_side=1)
+
+
+# Auto-destroy, AP ---------------------------------------------------------------------------------------------------
+
+def test_auto_destroy_after_first_attack_and_standoff():
+    mine = _type("Mine", attack={"soft": 1_000_000}, hp=1, auto_destroy=True, kill=100, retreat=0)
+    o = fight(_setup([Unit("Mine", 1)], [Unit("Soft", 1)], roster=_roster(mine, SOFT)), Rules(),
+              random.Random(14), record=True)
+    assert o.ending == "standoff" and o.attacker.casualties == {"Mine": 1}
+
+
+def test_out_of_action_points_retreats():
+    o = fight(_setup([Unit("Weak", 1, UnitState(action_points=25))], [Unit("Dummy", 1)]),
+              Rules(counterattacks_off=True), random.Random(15), record=True)
+    # pays 10 after round 1 and 2 (5 left), cannot pay after round 3
+    assert o.rounds == 3 and o.ending == "defender_held" and len(_notes(o, "out of action points")) == 1
+
+
+# Panic and orderly retreat ---------------------------------------------------------------------------------------------
+
+def test_panic_halves_morale_and_sends_the_unit_back():
+    o = fight(_setup([Unit("Sure", 1, UnitState(action_points=20))], [Unit("Soft", 1), Unit("Soft", 4)]),
+              Rules(panic_chance=F(1), counterattacks_off=True), random.Random(16), record=True)
+    panic = _notes(o, "panic test")
+    assert panic and panic[0]["panics"] and o.defender.panics == 1
+    assert any(u.side == 1 and u.survivors and u.state.morale == 50 for u in o.units)
+
+
+def test_no_panic_when_full_remaining_and_none_under_bombardment():
+    o = fight(_setup([Unit("Weak", 1, UnitState(action_points=20))], [Unit("Dummy", 2)]),
+              Rules(panic_chance=F(1), counterattacks_off=True), random.Random(17), record=True)
+    assert not _notes(o, "panic test")
+    gun = _type("Gun", attack={"soft": 1_000_000}, hp=1, artillery_range=3, kill=100, retreat=0)
+    o2 = fight(_setup([Unit("Gun", 1, UnitState(action_points=20))], [Unit("Soft", 5)], combat="artillery",
+                      roster=_roster(gun, SOFT)), Rules(panic_chance=F(1)), random.Random(17), record=True)
+    assert not _notes(o2, "panic test") and not _notes(o2, "orderly retreat")
+
+
+def test_orderly_retreat_against_the_standing_order():
+    o = fight(_setup([Unit("Sure", 1, UnitState(action_points=10))], [Unit("Soft", 4, retreat_order=20)]),
+              Rules(panic_chance=F(0), counterattacks_off=True), random.Random(18), record=True)
+    notes = _notes(o, "orderly retreat")
+    assert notes and notes[0]["casualties %"] == 25.0 and o.defender.withdrawals == 1
+    o2 = fight(_setup([Unit("Sure", 1, UnitState(action_points=10))],
+                      [Unit("Soft", 4, retreat_order=20, can_retreat=False)]),
+               Rules(panic_chance=F(0), counterattacks_off=True), random.Random(18), record=True)
+    assert not _notes(o2, "orderly retreat")
+
+
+# Breakthrough ----------------------------------------------------------------------------------------------------------
+
+def test_overstacked_breakthrough_can_fail():
+    big = _type("Big", attack={"soft": 1}, hp=1_000_000, stack=200)
+    s = _setup([Unit("Big", 1, UnitState(action_points=100))], [Unit("Dummy", 1)], roster=_roster(big, DUMMY))
+    o = fight(s, Rules(counterattacks_off=True), random.Random(19), record=True)
+    fails = _notes(o, "breakthrough failed (overstacked)")
+    assert fails and fails[0]["chance"] == 0.5                       # 1 - 100/200
+
+
+def test_aircraft_break_through_when_not_attacked():
+    plane = _type("Plane", "air", "air", attack={"soft": 1}, hp=1_000_000)
+    s = _setup([Unit("Plane", 1, UnitState(action_points=10))], [Unit("Dummy", 1)], combat="airstrike",
+               roster=_roster(plane, DUMMY))
+    o = fight(s, Rules(), random.Random(20), record=True)
+    assert _notes(o, "breakthrough")[0]["who"] == "A1 Plane #1" and o.attacker.broke_through == 1
+
+
+# Victory and continuation ------------------------------------------------------------------------------------------------
+
+def test_bombing_run_continues_until_out_of_action_points():
+    bomber = _type("B", "air", "air", attack={"soft": 1_000_000}, hp=1, kill=100, retreat=0, anti_structural=10)
+    s = _setup([Unit("B", 1, UnitState(action_points=50))], [Unit("Soft", 1)], combat="bombing_run",
+               location=True, location_structure=30, airfield=True, stationed_aircraft=3, roster=_roster(bomber, SOFT))
+    o = fight(s, Rules(), random.Random(21), record=True)
+    assert o.ending == "attacker_won" and o.rounds == 6
+    assert o.structural_damage == pytest.approx(60) and o.location_destroyed and o.aircraft_lost == 3
+    assert o.attacker.experience == pytest.approx(
+        30 * parts.experience_modifier(10.0, 10.0, 0.1, 3.0) + Rules().bombing_xp)
+
+
+def test_airstrike_ends_when_defenders_gone_unless_341():
+    plane = _type("P", "air", "air", attack={"soft": 1_000_000}, hp=1, kill=100, retreat=0)
+    s = _setup([Unit("P", 1, UnitState(action_points=50))], [Unit("Soft", 1)], combat="airstrike",
+               roster=_roster(plane, SOFT))
+    assert fight(s, Rules(), random.Random(22)).rounds == 1
+    assert fight(s, Rules(airstrike_continues=True), random.Random(22)).rounds == 6
+
+
+# Hits ------------------------------------------------------------------------------------------------------------------------
+
+def test_retreat_and_pinned_hits_cost_readiness_entrenchment_morale():
+    state = UnitState(entrenchment=40)
+    for kind, rules_loss in (("Shove", (50, 25, 100)), ("Pin", (50, 10, 50))):
+        o = fight(_setup([Unit(kind, 1, UnitState(action_points=10))], [Unit("Soft", 1, state), Unit("Dummy", 1)]),
+                  Rules(counterattacks_off=True, panic_chance=F(0)), random.Random(23), record=True)
+        soft = next(u for u in o.units if u.type == "Soft")
+        r, m, e = rules_loss
+        assert (soft.state.readiness, soft.state.morale, soft.state.entrenchment) == (
+            100 - r, 100 - m, round(40 * (1 - e / 100)))
+
+
+def test_experience_scaled_by_power_points():
+    strong = _type("Strong", hp=1, kill=100, retreat=0, power_points=10)
+    big = _type("BigSoft", attack={}, hp=1, power_points=20)
+    o = fight(_setup([Unit("Strong", 1)], [Unit("BigSoft", 1)], roster=_roster(strong, big)), Rules(),
+              random.Random(24), record=True)
+    assert _attacks(o)[0]["xp_gained"] == 60.0                       # rulevar 119 × 20/10
+
+
+def test_river_and_bridge():
+    s = _setup([Unit("Weak", 1, UnitState(action_points=10), crosses_river=True)], [Unit("Dummy", 1)],
+               river=True, bridge=True)
+    e = _attacks(fight(s, Rules(counterattacks_off=True), random.Random(25), record=True))[0]
+    assert _mod(e, "river", hp=True) == 1.25                         # 1 + 0.5 × rulevar 5 (0.5)
+
+
+def test_surprise_modifier_and_ambushed_attackers_leave_in_round_2():
+    hitter = _type("Hitter", attack={"soft": 1}, hp=1_000_000)
+    s = _setup([Unit("Weak", 1)], [Unit("Hitter", 1)], combat="surprise", roster=_roster(WEAK, hitter))
+    o = fight(s, Rules(counterattacks_off=True), random.Random(26), record=True)
+    assert _mod(_attacks(o, attacker_side=1)[0], "surprise") == 2.0
+    assert o.ending == "defender_held" and o.rounds <= 4
+
+
+# Hit frequency ----------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("randomisation, tie_reading", [("continuous", "strict"), ("whole", "strict"),
+                                                        ("whole", "ties_to_attacker")])
+def test_hit_frequency_matches_the_exact_chance(randomisation, tie_reading):
+    shooter = _type("Shooter", attack={"soft": 3}, hp=1_000_000, kill=100, retreat=0)
+    target = _type("Target", attack={}, hp=2)
+    s = _setup([Unit("Shooter", 1, UnitState(action_points=10))], [Unit("Target", 1)],
+               roster=_roster(shooter, target))
+    rules = Rules(randomisation=randomisation, tie_reading=tie_reading, counterattacks_off=True,
+                  concentric_1=F(0))  # 3 against 2 exactly
+    n = 4000
+    hits = sum(_attacks(fight(s, rules, random.Random(i), record=True))[0]["result"] == "kill" for i in range(n))
+    p = float(parts.hit_chance(3, 2, randomisation=randomisation, tie_reading=tie_reading))
+    # a binomial count: 4.5 standard deviations wide, a false alarm about once in 150,000 runs
+    assert abs(hits / n - p) < 4.5 * math.sqrt(p * (1 - p) / n)
+
+
+# Interception, AA, missions ------------------------------------------------------------------------------------------------------
+
+def test_interceptors_join_by_setting_range_backbench_and_fuel():
+    state = UnitState(readiness=60, fuel=100)
+    ins = (Interceptor(Unit("Fighter", 2, state), intercept_setting=70, distance=20),
+           Interceptor(Unit("Fighter", 1, state), intercept_setting=50, distance=20),
+           Interceptor(Unit("Fighter", 1, state), intercept_setting=70, distance=40),
+           Interceptor(Unit("Bomber", 1, state), intercept_setting=70, distance=0),
+           Interceptor(Unit("Fighter", 1, UnitState(readiness=60, fuel=5)), intercept_setting=70, distance=0))
+    s = Setup((Unit("Bomber", 4),), (Unit("Infantry", 5),), combat="airstrike", interceptors=ins)
+    o = fight(s, Rules(), random.Random(27), record=True)
+    assert [i["joins"] for i in o.interceptions] == [True, False, False, False, False]
+    assert o.defender.start["Fighter"] == 2
+
+
+def test_intercept_failure_drawn_against_the_interpolated_chance():
+    i = Interceptor(Unit("Fighter", 1, UnitState(readiness=80)), intercept_setting=90, distance=20)
+    s = Setup((Unit("Bomber", 1),), (), combat="airstrike", interceptors=(i,))
+    rules = Rules(intercept_fail_centre=20, intercept_fail_edge=80)
+    o = fight(s, rules, random.Random(28))
+    assert o.interceptions[0]["failure"] == 0.5                     # halfway: (20 + 80) / 2 %
+
+
+def test_aa_from_another_hex_joins_and_does_not_hold_the_hex():
+    s = Setup((Unit("Bomber", 2, UnitState(action_points=10)),), (), combat="airstrike",
+              aa_support=(AASupport(Unit("Flak", 2), distance=1),))
+    o = fight(s, Rules(), random.Random(29), record=True)
+    assert o.ending == "attacker_won" and o.rounds == 1
+    flak = _attacks(o, attacker_side=1)
+    assert all(_mod(e, "AA from distance") == 0.5 for e in flak)
+
+
+def test_paradrop_drops_in_round_5_and_transports_leave():
+    s = Setup((Unit("Transport", 2, UnitState(action_points=100)), Unit("Infantry", 6, cargo=True)),
+              (Unit("Infantry", 1, UnitState(readiness=1)),), combat="paradrop")
+    o = fight(s, Rules(), random.Random(30), record=True)
+    drops = _notes(o, "paratroopers dropped")
+    assert drops and drops[0]["dropped"] == 6
+    assert not [e for e in _attacks(o) if e["round"] < 5 and e["attacker"].startswith("A2")]
+
+
+def test_airlift_cargo_lost_with_transports():
+    s = Setup((Unit("Transport", 2), Unit("Infantry", 10, cargo=True)), (), combat="airlift",
+              aa_support=(AASupport(Unit("Flak", 6, UnitState(experience=100)), distance=1),))
+    lost = [fight(s, Rules(), random.Random(i)) for i in range(30)]
+    assert any(o.airlift_lost > 0 for o in lost)
+    assert all(o.airlift_lost == 0 for o in lost if o.attacker.casualties["Transport"] == 0)
+
+
+def test_sea_breakoff_when_no_ship_is_left():
+    raider = _type("Raider", "naval", "naval", attack={"naval": 1_000_000}, hp=1_000_000, kill=100, retreat=0)
+    hulk = _type("Hulk", "naval", "naval", attack={}, hp=1)
+    cloud = _type("Cloud", "air", "air", attack={}, hp=1)
+    s = _setup([Unit("Raider", 1)], [Unit("Hulk", 1), Unit("Cloud", 1)], sea=True,
+               roster=_roster(raider, hulk, cloud))
+    o = fight(s, Rules(panic_chance=F(0)), random.Random(31), record=True)
+    assert o.ending == "breakoff" and o.rounds == 1
+
+
+def test_retreat_direction_opposite_the_attack():
+    assert retreat_side((1,)) == 4
+    assert retreat_side((0, 1)) in (3, 4)
+    assert retreat_side((0,), enterable=(True,) * 3 + (False, False, True)) == 2
+
+
+# A 40-against-40 land battle: every ending is one of the three ---------------------------------------------------------------------
+
+def test_forty_against_forty():
+    s = Setup((Unit("Infantry", 30), Unit("Tank", 10, side=1)),
+              (Unit("Infantry", 30, UnitState(entrenchment=30)), Unit("Anti-tank gun", 6), Unit("Artillery", 4)))
+    endings = Counter(fight(s, Rules(), random.Random(i)).ending for i in range(50))
+    assert set(endings) <= {"attacker_won", "defender_held", "standoff"}
+    assert ROSTER["Tank"].attack["hard"] == 30
+
+
+# More modifiers, each seen in the log ------------------------------------------------------------------------------------------
+
+def test_startup_modifier_rounds_1_and_2_scaled_by_type():
+    half = _type("Half", attack={"soft": 1}, hp=1_000_000, startup_penalty=F(1, 2))
+    s = _setup([Unit("Half", 1, UnitState(action_points=30))], [Unit("Dummy", 1)], roster=_roster(half, DUMMY))
+    o = fight(s, Rules(startup_round_1=F(1, 2), startup_round_2=F(3, 4), counterattacks_off=True),
+              random.Random(32), record=True)
+    by_round = {e["round"]: _mod(e, "attack start-up") for e in _attacks(o)}
+    assert by_round == {1: 0.75, 2: 0.875, 3: 1.0, 4: 1.0}       # 1 - (1 - m) × 1/2; 30 AP pay for rounds 2-4
+
+
+def test_max_attacked_weakens_the_third_attack_on_a_target():
+    many = _type("Many", attack={"soft": 1}, hp=1_000_000, attacks=4, initiative=100)
+    target = _type("Target", attack={}, hp=1_000_000, max_attacked=1)
+    s = _setup([Unit("Many", 1, UnitState(action_points=10))], [Unit("Target", 1)], roster=_roster(many, target))
+    o = fight(s, Rules(counterattacks_off=True), random.Random(33), record=True)
+    assert [_mod(e, "max attacked") for e in _attacks(o, round=1)] == [1.0, 1.0, 0.5, pytest.approx(1 / 3)]
+
+
+def test_orderly_retreating_target_modifier():
+    # a kill in round 1 sends the rest of the Soft unit back in order (standing order 0 %); an orderly
+    # retreater stays a target, attacked with rulevar 113 as a defender of the hex
+    seen = []
+    for seed in range(10):
+        o = fight(_setup([Unit("Sure", 1, UnitState(action_points=30))],
+                         [Unit("Soft", 2, retreat_order=0), Unit("Dummy", 1)]),
+                  Rules(counterattacks_off=True, panic_chance=F(0), retreating_defender_target=F(3)),
+                  random.Random(seed), record=True)
+        began = [r["round"] for r in _rounds(o) if any(n["event"] == "orderly retreat" for n in r["notes"])]
+        if not began:
+            continue                                   # the Dummy fell first: no casualties in the Soft unit
+        seen += [_mod(e, "retreating target") for e in _attacks(o) if e["target"] == "D1 Soft #2"
+                 and e["round"] > began[0]]
+    assert seen and all(x == 3.0 for x in seen)
+
+
+def test_paradrop_amphibious_rebel_modifiers():
+    para = Setup((Unit("Transport", 1), Unit("Infantry", 3, cargo=True)), (Unit("Machine guns", 3),),
+                 combat="paradrop")
+    o = fight(para, Rules(panic_chance=F(0)), random.Random(35), record=True)
+    on_para = [e for e in _attacks(o, attacker_side=1, counter=False) if "Infantry" in e["target"]]
+    assert on_para and all(_mod(e, "versus paradrop") == 3.0 for e in on_para)
+    amph = Setup((Unit("Infantry", 3),), (Unit("Machine guns", 3),), combat="amphibious")
+    o = fight(amph, Rules(panic_chance=F(0)), random.Random(35), record=True)
+    assert all(_mod(e, "versus amphibious landing") == 3.0 for e in _attacks(o, attacker_side=1, counter=False))
+    rebels = Setup((Unit("Infantry", 3),), (Unit("Infantry", 3),), combat="rebel")
+    o = fight(rebels, Rules(panic_chance=F(0)), random.Random(35), record=True)
+    assert all(_mod(e, "rebel") == 2.0 for e in _attacks(o, attacker_side=0, counter=False))
+    assert all(_mod(e, "rebel") == 1.0 for e in _attacks(o, attacker_side=0, counter=True))
+
+
+def test_airfield_penalty_in_the_first_rounds():
+    s = Setup((Unit("Fighter", 2, UnitState(action_points=30)),), (Unit("Bomber", 2),), combat="airstrike",
+              airfield=True)
+    o = fight(s, Rules(airfield_penalty=F(1, 2), airfield_penalty_rounds=1), random.Random(36), record=True)
+    on_bombers = [e for e in _attacks(o, attacker_side=0) if "Bomber" in e["target"]]
+    assert on_bombers and all(_mod(e, "airfield", hp=True) == (0.5 if e["round"] == 1 else 1.0) for e in on_bombers)
+
+
+def test_out_of_fuel_penalty():
+    thirsty = _type("Thirsty", attack={"soft": 1}, hp=1_000_000, fuel_per_round=10)
+    s = _setup([Unit("Thirsty", 1, UnitState(action_points=30, fuel=10))], [Unit("Dummy", 1)],
+               roster=_roster(thirsty, DUMMY))
+    o = fight(s, Rules(counterattacks_off=True), random.Random(37), record=True)
+    assert [_mod(e, "fuel") for e in _attacks(o)] == [1.0, 0.5, 0.5, 0.5]   # fuel for one round of four
+
+
+def test_defenders_pay_action_points_when_set():
+    s = _setup([Unit("Weak", 1, UnitState(action_points=100))], [Unit("Dummy", 1, UnitState(action_points=10))])
+    assert fight(s, Rules(counterattacks_off=True), random.Random(38)).ending == "defender_held"
+    o = fight(s, Rules(counterattacks_off=True, defenders_pay_ap=True), random.Random(38))
+    assert o.ending == "attacker_won" and o.rounds == 2
+
+
+def test_interceptor_breaks_through_to_backbench_bombers():
+    bmb = _type("Bmb", "air", "air", attack={"soft": 1}, hp=1_000_000, backbench=True)
+    ftr = _type("Ftr", "air", "air", attack={"air": 1}, hp=1_000_000)
+    s = _setup([Unit("Bmb", 1, UnitState(action_points=30))], [Unit("Dummy", 1), Unit("Ftr", 1)],
+               combat="airstrike", roster=_roster(bmb, ftr, DUMMY))
+    o = fight(s, Rules(), random.Random(39), record=True)
+    on_bomber = _attacks(o, attacker_side=1, counter=False)
+    assert on_bomber and min(e["round"] for e in on_bomber) == 2      # round 1 behind the backbench, then through
+    off = fight(s, Rules(defenders_break_through=False), random.Random(39), record=True)
+    assert not _attacks(off, attacker_side=1, counter=False)
