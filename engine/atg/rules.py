@@ -66,21 +66,17 @@ class Rules:
 
     # Rounds and action points ------------------------------------------------
     round_ap_cost: int = setting(10, help="Action points an individual pays for each further round.",
-                                 minimum=0, maximum=100, section=_ROUNDS,
-                                 assumed="The page gives 10 AP a round; kept as a setting.")
+                                 minimum=0, maximum=100, section=_ROUNDS)
     defenders_pay_ap: bool = setting(False, help="Defenders also leave when they cannot pay a round.",
                                      section=_ROUNDS,
                                      assumed="The page says any individual; we apply it to the attacking side only "
                                              "by default, since defenders fight in the enemy's turn.")
     attacker_capitulation_round: int = setting(30, help="Round in which the remaining attackers give up.",
-                                               minimum=1, maximum=100, section=_ROUNDS,
-                                               assumed="The page gives round 30; kept as a setting.")
+                                               minimum=1, maximum=100, section=_ROUNDS)
     safe_retreat_rounds: int = setting(2, help="Rounds a retreating individual stays under fire before it is safe.",
-                                       minimum=0, maximum=10, section=_ROUNDS,
-                                       assumed="The page gives two rounds; kept as a setting.")
+                                       minimum=0, maximum=10, section=_ROUNDS)
     breakthrough_rounds: int = setting(2, help="Rounds without being hit (or targeted) that a land breakthrough needs.",
-                                       minimum=1, maximum=10, section=_ROUNDS,
-                                       assumed="The page gives two rounds; kept as a setting.")
+                                       minimum=1, maximum=10, section=_ROUNDS)
     defenders_break_through: bool = setting(True, help="Individuals of the defending side can break through too.",
                                             section=_ROUNDS,
                                             assumed="The page does not say which side breaks through. Its remark "
@@ -88,11 +84,9 @@ class Rules:
                                             "then interceptors could never reach backbench bombers; we let both "
                                             "sides break through.")
     paradrop_round: int = setting(5, help="Round in which transports drop their paratroopers and turn back.",
-                                  minimum=1, maximum=30, section=_ROUNDS,
-                                  assumed="The page gives round 5; kept as a setting.")
+                                  minimum=1, maximum=30, section=_ROUNDS)
     mission_round: int = setting(2, help="Round in which recon, airlift and air supply flights and ambushed "
-                                 "attackers leave.", minimum=1, maximum=30, section=_ROUNDS,
-                                 assumed="The page gives round 2; kept as a setting.")
+                                 "attackers leave.", minimum=1, maximum=30, section=_ROUNDS)
 
     # Capitulation -------------------------------------------------------------
     capitulation_morale: int = setting(10, help="Rulevar 37: morale below which a retreating defender may give up.",
@@ -307,8 +301,7 @@ class Rules:
     intercept_fail_centre: int = setting(0, help="Rulevar 838: percent chance an interception fails at distance 0.",
                                          minimum=0, maximum=100, section=_INTERCEPT, assumed=_later("838"))
     intercept_fuel_rounds: int = setting(2, help="Rounds of fuel an interceptor needs before it takes off.",
-                                         minimum=0, maximum=10, section=_INTERCEPT,
-                                         assumed="The page gives two rounds; kept as a setting.")
+                                         minimum=0, maximum=10, section=_INTERCEPT)
 
 
 RULES_GROUP: Final = rules_group(Rules, "rules", "Rule variables", label="Rule variables")
