@@ -114,6 +114,12 @@ class SgsRules:
                                         minimum=0, maximum=1,
                                         assumed="The source says a volley gives panics and hits but not "
                                                 "how many of each.", section="Air")
+    air_winner: str = setting("more successes", help="Which side wins an air combat (ties go to the defender).",
+                              choices=("more successes", "more hits"),
+                              labels={"more successes": "the side whose shots succeeded more often",
+                                      "more hits": "the side that scored more hits (panics not counted)"},
+                              assumed="The source says the loser flies home and ties go to the defender, "
+                                      "but not how the winner is found.", section="Air")
     intercept_below_zero: bool = setting(True, help="A modified interception roll below 0 still succeeds.",
                                          assumed="The source says a modified 0 to 3 succeeds; modifiers "
                                                  "can take the roll below 0.", section="Air")
