@@ -28,6 +28,7 @@ SYSTEM_MODULES = (
     "engine.small_general",
     "engine.ocs",
     "engine.europa",
+    "engine.sgs",
 )
 """Game-system packages; importing one registers its widgets."""
 

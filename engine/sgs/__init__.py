@@ -11,3 +11,4 @@ Modules follow the chapter: :mod:`.rules` (die and settings), :mod:`.units`
 :mod:`.panic`, :mod:`.rout`, :mod:`.battle` (the round sequence and
 :func:`~engine.sgs.battle.fight`), :mod:`.retreat` and :mod:`.air`.
 """
+from . import widgets  # noqa: F401,E402  (registers the widgets)
