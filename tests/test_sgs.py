@@ -436,7 +436,10 @@ def test_random_choice_among_equally_supplied_regions() -> None:
 def test_attacker_returns_to_entry_and_breakthrough_limit() -> None:
     m = retreat.SMALL_MAP
     assert retreat.attacker_retreat(m, ("West", "West")).destinations == ("West", "West")
-    assert retreat.attacker_retreat(m, ("South",)).destinations == (None,)
+    assert retreat.attacker_retreat(m, ("South",)).destinations == ("South",)
+    shut = retreat.RegionMap(tuple(dataclasses.replace(r, unresolved=True) if r.name == "South" else r
+                                   for r in m.regions))
+    assert retreat.attacker_retreat(shut, ("West", "South")).destinations == ("West", None)
     assert retreat.breakthrough_targets(m, "Battle", allowed=False, used=0) == ()
     assert retreat.breakthrough_targets(m, "Battle", allowed=True, used=1) == ("West", "North", "East")
     assert retreat.breakthrough_targets(m, "Battle", allowed=True, used=1, limit=1) == ()

@@ -21,7 +21,7 @@ a turn (once for some nations).
 >>> plan.destinations
 ('East', 'East', 'Far East')
 >>> attacker_retreat(m, ("West", "South")).destinations
-('West', None)
+('West', 'South')
 >>> breakthrough_targets(m, "Battle", allowed=True, used=0)
 ('West', 'North', 'East')
 >>> breakthrough_targets(m, "Battle", allowed=True, used=2)
@@ -33,10 +33,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 __all__ = ["Region", "RegionMap", "RetreatPlan", "SMALL_MAP", "MAX_BREAKTHROUGHS", "FORT",
-           "defender_options", "defender_retreat", "attacker_retreat", "breakthrough_targets"]
+           "defender_options", "defender_retreat", "defender_retreat_odds", "attacker_retreat", "breakthrough_targets"]
 
 MAX_BREAKTHROUGHS = 2
 """Breakthroughs a stack may make in one turn, where its side is allowed two."""
@@ -137,9 +138,49 @@ def defender_retreat(m: RegionMap, battle: str, entries: Sequence[str], units: i
     return RetreatPlan((target,) * room + (further,) * excess, tuple(steps))
 
 
+def defender_retreat_odds(m: RegionMap, battle: str, entries: Sequence[str],
+                          units: int) -> list[tuple[RetreatPlan, Fraction]]:
+    """Every plan :func:`defender_retreat` can make, with its exact chance (ties are drawn evenly).
+
+    >>> [(p.destinations, q) for p, q in defender_retreat_odds(SMALL_MAP, "Battle", ("West",), 1)]
+    [(('East',), Fraction(1, 1))]
+    """
+    options = defender_options(m, battle, entries)
+    if not options:
+        return [(defender_retreat(m, battle, entries, units, random.Random(0)), Fraction(1))]
+    best = min(m[n].supply for n in options)
+    firsts = [n for n in options if m[n].supply == best]
+    out: list[tuple[RetreatPlan, Fraction]] = []
+    for first in firsts:
+        share = Fraction(1, len(firsts))
+        room = m[first].room
+        steps = [f"Open regions: {', '.join(options)}; {first} is nearest the supply source"
+                 + (f" (one of {len(firsts)} equally near)." if len(firsts) > 1 else ".")]
+        if room is None or units <= room:
+            out.append((RetreatPlan((first,) * units, tuple(steps)), share))
+            continue
+        excess = units - room
+        onward = [n for n in m[first].neighbours
+                  if n != battle and _open(m, n, entries) and (m[n].room is None or m[n].room >= excess)]
+        if not onward:
+            steps.append(f"{first} takes {room}; the other {excess} have nowhere to go and are eliminated.")
+            out.append((RetreatPlan((first,) * room + (None,) * excess, tuple(steps)), share))
+            continue
+        near = min(m[n].supply for n in onward)
+        seconds = [n for n in onward if m[n].supply == near]
+        for second in seconds:
+            more = steps + [f"{first} takes {room}; the other {excess} jump on to {second}."]
+            out.append((RetreatPlan((first,) * room + (second,) * excess, tuple(more)),
+                        share / len(seconds)))
+    return out
+
+
 def attacker_retreat(m: RegionMap, entries: Sequence[str]) -> RetreatPlan:
-    """Each attacking unit goes back where it came from, if that region may still be entered."""
-    dest = tuple(e if m[e].passable and not m[e].enemy and not m[e].unresolved else None for e in entries)
+    """Each attacking unit goes back where it came from, if that region may still be entered.
+
+    (``enemy`` marks the attacker's own regions on this map, so it does not bar them.)
+    """
+    dest = tuple(e if m[e].passable and not m[e].unresolved else None for e in entries)
     steps = tuple(f"Back to {e}." if d else f"{e} cannot be entered: eliminated." for e, d in zip(entries, dest))
     return RetreatPlan(dest, steps)
 

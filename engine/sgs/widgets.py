@@ -27,6 +27,7 @@ from ..schema import Boolean, Choice, Field, Group, Integer, ListOf, fraction_te
 from ..settings import rules_from, rules_group
 from ..widgets import Widget, register
 from . import air
+from . import retreat as retreat_map
 from .battle import fight
 from .examples import TWELVE_A_SIDE
 from .losses import Target, allocate
@@ -38,7 +39,7 @@ from .rules import ROUNDS, SgsRules
 from .shots import Shooter, hits_distribution, round_modifiers
 from .units import Force, Setup, Unit
 
-__all__ = ["SETTINGS", "MORALE", "ROUND_ODDS", "LOSSES", "PANIC_ROUT", "INTERCEPTION", "BATTLE",
+__all__ = ["SETTINGS", "MORALE", "ROUND_ODDS", "LOSSES", "PANIC_ROUT", "INTERCEPTION", "BATTLE", "RETREAT",
            "setup_from", "rules_of"]
 
 SETTINGS: Final = rules_group(SgsRules, "settings", "Values the source leaves open.", label="Settings")
@@ -441,3 +442,110 @@ BATTLE = register(Widget("sgs.battle", "A whole battle", BATTLE_INPUTS, battle_c
                          description="A land battle fought round by round from a seed."))
 
 assert len(ROUNDS) == 8
+
+
+# Retreats and breakthroughs on a small map ---------------------------------------------
+
+def _region_group(r: Any) -> Group:
+    return Group(r.name.lower().replace(" ", "_"), "", label=r.name, fields=(
+        Boolean("entered", "An attacking unit entered the battle from here.", r.name in ("West", "South"),
+                label="Attacker came from here"),
+        Boolean("enemy", "Holds the attacker's combat units.", r.enemy, label="Attacker's units here"),
+        Boolean("unresolved", "A battle here is still to be fought.", r.unresolved, label="Unresolved battle"),
+        Boolean("passable", "Terrain and connection allow a retreat into it.", r.passable, label="Passable"),
+        Boolean("breakthrough", "Terrain allows a breakthrough into it.", r.breakthrough, label="Breakthrough terrain"),
+        Integer("room", "Units it can still take (-1: no limit).", -1 if r.room is None else r.room,
+                minimum=-1, maximum=20, label="Room"),
+        Integer("supply", "Regions to the defender's supply source.", r.supply, minimum=0, maximum=9,
+                label="Supply distance"),
+    ))
+
+
+_OUTER = tuple(r for r in retreat_map.SMALL_MAP.regions if r.name != "Battle")
+
+RETREAT_INPUTS: Final = Group("inputs", "", fields=(
+    Choice("loser", "The side that lost the battle.", "defender", choices=("defender", "attacker"), label="Loser"),
+    Integer("units", "Defending units that retreat.", 3, minimum=1, maximum=12, label="Defending units"),
+    Boolean("fort", "A friendly fortified structure stands in the battle region.", False, label="Fort in battle region"),
+    Boolean("breakthrough", "The scenario allows the attacker breakthroughs.", True, label="Breakthroughs allowed"),
+    Integer("used", "Breakthroughs the stack has made this turn.", 0, minimum=0, maximum=2, label="Breakthroughs made"),
+    Integer("limit", "Breakthroughs a turn for this side (one for some nations).", 2, minimum=1, maximum=2,
+            label="Breakthrough limit"),
+) + tuple(_region_group(r) for r in _OUTER))
+
+
+def _map_from(values: Mapping[str, Any]) -> tuple[Any, tuple[str, ...]]:
+    regions = []
+    entries = []
+    for r in retreat_map.SMALL_MAP.regions:
+        if r.name == "Battle":
+            regions.append(dataclasses.replace(r, fort=values["fort"]))
+            continue
+        v = values[r.name.lower().replace(" ", "_")]
+        regions.append(dataclasses.replace(r, enemy=v["enemy"], unresolved=v["unresolved"], passable=v["passable"],
+                                           breakthrough=v["breakthrough"], supply=v["supply"],
+                                           room=None if v["room"] < 0 else v["room"]))
+        if v["entered"]:
+            entries.append(r.name)
+    return retreat_map.RegionMap(tuple(regions)), tuple(entries)
+
+
+def retreat_compute(values: Mapping[str, Any]) -> dict[str, Any]:
+    m, entries = _map_from(values)
+    out: dict[str, Any] = {"map": m.to_json(), "entries": list(entries), "loser": values["loser"]}
+    if values["loser"] == "defender":
+        plans = retreat_map.defender_retreat_odds(m, "Battle", entries, values["units"])
+        out["plans"] = [{"destinations": list(p.destinations), "steps": list(p.steps), **prob_json(q)}
+                        for p, q in plans]
+        out["breakthrough"] = list(retreat_map.breakthrough_targets(m, "Battle", allowed=values["breakthrough"],
+                                                                    used=values["used"], limit=values["limit"]))
+    else:
+        plan = retreat_map.attacker_retreat(m, entries)
+        out["plans"] = [{"destinations": list(plan.destinations), "steps": list(plan.steps), "p": "1", "float": 1.0}]
+        out["breakthrough"] = []
+    return out
+
+
+def _svg(r: Mapping[str, Any]) -> str:
+    cells = {g["name"]: (60 + 120 * g["x"], 40 + 80 * g["y"]) for g in r["map"]}
+    reached = {d for p in r["plans"] for d in p["destinations"] if d}
+    lines, nodes = [], []
+    done: set[frozenset[str]] = set()
+    for g in r["map"]:
+        for n in g["neighbours"]:
+            key = frozenset((g["name"], n))
+            if key not in done:
+                done.add(key)
+                (x1, y1), (x2, y2) = cells[g["name"]], cells[n]
+                lines.append(f'<line class="link" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"></line>')
+    for g in r["map"]:
+        x, y = cells[g["name"]]
+        kinds = ["region"] + [k for k, on in (("battle", g["name"] == "Battle"), ("enemy", g["enemy"]),
+                                              ("unresolved", g["unresolved"]), ("closed", not g["passable"]),
+                                              ("reached", g["name"] in reached),
+                                              ("breakthrough", g["name"] in r["breakthrough"]),
+                                              ("entry", g["name"] in r["entries"])) if on]
+        label = present.esc(g["name"] + (" (fort)" if g["fort"] else ""))
+        nodes.append(f'<g class="{" ".join(kinds)}"><circle cx="{x}" cy="{y}" r="28"></circle>'
+                     f'<text x="{x}" y="{y + 4}" text-anchor="middle">{label}</text></g>')
+    return (f'<svg class="region-map" viewBox="0 0 480 220" role="img" aria-label="Region map">'
+            f'{"".join(lines)}{"".join(nodes)}</svg>')
+
+
+def retreat_render(r: Mapping[str, Any]) -> str:
+    who = "Defending" if r["loser"] == "defender" else "Attacking"
+    parts = [_svg(r)]
+    for p in r["plans"]:
+        where = ", ".join(d or "eliminated" for d in p["destinations"])
+        parts.append(present.section(f"{who} units go to: {where}",
+                                     present.steps(p["steps"]) + present.figures([{"label": "Chance", "p": p["p"],
+                                                                                    "float": p["float"]}])))
+    if r["loser"] == "defender":
+        bt = ", ".join(r["breakthrough"]) or "none"
+        parts.append(present.note(f"The attacker may break through into: {bt}."))
+    return "".join(parts)
+
+
+RETREAT = register(Widget("sgs.retreat", "Retreats and breakthroughs", RETREAT_INPUTS, retreat_compute,
+                          retreat_render, description="Where the loser retreats on a small region map, and where "
+                                                      "the winner may break through."))
