@@ -258,7 +258,7 @@ PLANE = Group("plane", "", label="Planes", fields=(
 AIR_INPUTS: Final = Group("inputs", "", fields=(
     Boolean("destination", "The intercepted stack has reached its destination.", False, label="At destination"),
     Boolean("radar", "A nation of the intercepting side has radar.", False, label="Interceptors have radar"),
-    Boolean("raider_fighters", "The inactive side has a fighter among its planes.", True, label="Inactive fighters"),
+    Boolean("inactive_fighters", "The inactive side has a fighter among its planes.", True, label="Inactive fighters"),
     Boolean("same_region", "The interceptors are in the region crossed.", True, label="Same region"),
     Boolean("grounded", "Every interceptor started on the ground at an airfield.", False, label="All grounded"),
     Integer("card", "Net modifier from cards played at the start of air movement.", 0, minimum=-9, maximum=9,
@@ -283,7 +283,7 @@ def _planes(items: Sequence[Mapping[str, Any]]) -> list[air.Plane]:
 
 def air_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     rules = rules_of(values)
-    mods = air.interception_modifiers(values["destination"], values["radar"], values["raider_fighters"],
+    mods = air.interception_modifiers(values["destination"], values["radar"], values["inactive_fighters"],
                                       values["same_region"], values["grounded"], values["card"])
     aa_value = values["aa_value"] + air.aa_modifier(radar=values["aa_radar"], all_stealth=values["all_stealth"])
     volley = air.volley_odds([Shooter(aa_value, values["aa_shots"])], rules)
