@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .losses import TIERS, allocate_raw
-from .morale import battle_morale, heavy_losses
+from .morale import armour_superiority, battle_morale, heavy_losses
 from .panic import must_test, panics
 from .rout import demoralised, routs, who_tests
 from .rules import MAX_NEXT_ROUNDS, RoundName, SgsRules, faces
@@ -87,6 +87,15 @@ class Battle:
         self.lost = [0, 0]
         self.dead = [0, 0]
         self.panic_count = [0, 0]
+        self.active = [[True] * len(us) for us in self.units]
+        """A unit is active while it has strength and has not panicked."""
+        self.combat_idx = [[i for i, u in enumerate(us) if u.role == "combat"] for us in self.units]
+        self.armour_idx = [[i for i in self.combat_idx[s] if self.units[s][i].armour] for s in (0, 1)]
+        self.shooter_idx = [{rn: [i for i, u in enumerate(us) if self._may_fire(u, rn)]
+                             for rn in ("artillery", "air", "mines", "recon", "main", "next", "pursuit")}
+                            for us in self.units]
+        self.target_idx = [{air_too: [i for i in self.combat_idx[s] if air_too or not self.units[s][i].air]
+                            for air_too in (False, True)} for s in (0, 1)]
         self.cav = [[u.cav for u in us] for us in self.units]
         self.tiers = [[TIERS[u.priority] for u in us] for us in self.units]
         fs = faces(rules)
@@ -101,41 +110,57 @@ class Battle:
 
     # Who is where -----------------------------------------------------------
     def engaged(self, s: int, i: int) -> bool:
-        return self.strength[s][i] > 0 and not self.panicked[s][i]
+        return self.active[s][i]
 
     def fighting(self, s: int) -> list[int]:
         """Combat units still on the battlefield."""
-        return [i for i, u in enumerate(self.units[s]) if u.role == "combat" and self.engaged(s, i)]
+        active = self.active[s]
+        return [i for i in self.combat_idx[s] if active[i]]
+
+    def _may_fire(self, u: Unit, round_name: RoundName) -> bool:
+        """Whether a unit fires in a round at all (the rules of who shoots, per round)."""
+        if u.rof <= 0:
+            return False
+        if round_name == "artillery":
+            return u.artillery
+        if round_name == "air":
+            return u.air
+        if round_name == "mines":
+            return u.mines
+        if round_name == "recon":
+            return u.recon and self.setup.recon_terrain
+        if round_name == "pursuit":
+            return u.pursuit and u.role == "combat"
+        return u.role == "combat"
 
     def shooters(self, s: int, round_name: RoundName) -> list[int]:
-        us = self.units[s]
-        if round_name == "artillery":
-            pick = [i for i, u in enumerate(us) if u.artillery]
-        elif round_name == "air":
-            pick = [i for i, u in enumerate(us) if u.air]
-        elif round_name == "mines":
-            pick = [i for i, u in enumerate(us) if u.mines]
-        elif round_name == "recon":
-            pick = [i for i, u in enumerate(us) if u.recon] if self.setup.recon_terrain else []
-        elif round_name == "pursuit":
-            pick = [i for i, u in enumerate(us) if u.pursuit and u.role == "combat"]
-        else:
-            pick = [i for i, u in enumerate(us) if u.role == "combat"]
-        return [i for i in pick if us[i].rof > 0 and self.engaged(s, i)]
+        active = self.active[s]
+        return [i for i in self.shooter_idx[s][round_name] if active[i]]
 
     def targets(self, s: int, round_name: RoundName) -> list[int]:
-        air_too = round_name in ("main", "next")
+        """Units that can be hit: ground combat units still fighting, and aircraft too in the main and next
+        rounds; in a pursuit, panicked units are back and can be hit."""
         if round_name == "pursuit":
-            return [i for i, u in enumerate(self.units[s])
-                    if u.role == "combat" and not u.air and self.strength[s][i] > 0]
-        return [i for i, u in enumerate(self.units[s])
-                if u.role == "combat" and (air_too or not u.air) and self.engaged(s, i)]
+            st = self.strength[s]
+            return [i for i in self.target_idx[s][False] if st[i] > 0]
+        active = self.active[s]
+        return [i for i in self.target_idx[s][round_name in ("main", "next")] if active[i]]
 
     def armour(self, s: int) -> int:
-        return sum(1 for i in self.fighting(s) if self.units[s][i].armour)
+        active = self.active[s]
+        return sum(1 for i in self.armour_idx[s] if active[i])
 
     def morale(self, s: int) -> int:
-        return self.morale_terms(s).total
+        """Battle morale now: :meth:`morale_terms` added up in whole numbers (the hot path)."""
+        if self.rules.mean_rounding != "half up":
+            return self.morale_terms(s).total
+        f, us, here = self.forces[s], self.units[s], self.fighting(s)
+        n = len(here)
+        mean = (2 * sum(us[i].morale for i in here) + n) // (2 * n) if n else 0
+        own, enemy = self.armour(s), self.armour(1 - s)
+        return (f.leader_morale + mean + (1 if any(us[i].air for i in here) else 0) + (1 if own else 0)
+                + (1 if armour_superiority(own, enemy) else 0) + f.booster_morale + f.scenario_morale
+                - self.drops[s])
 
     def morale_terms(self, s: int) -> Any:
         f = self.forces[s]
@@ -190,6 +215,7 @@ class Battle:
                 taken[i] += h
                 self.lost[s] += h
                 if st[i] == 0:
+                    self.active[s][i] = False
                     self.dead[s] += 1
                     self.drops[s] += 1
         if log is not None:
@@ -205,6 +231,7 @@ class Battle:
                 failed = panics(d, u.morale)
                 if failed:
                     self.panicked[s][i] = True
+                    self.active[s][i] = False
                     self.panic_count[s] += 1
                     self.drops[s] += 1
                 if log is not None:
@@ -285,6 +312,7 @@ class Battle:
         for i in support[:n]:
             self.lost[s] += self.strength[s][i]
             self.strength[s][i] = 0
+            self.active[s][i] = False
             self.dead[s] += 1
         if self.record and n:
             self.events.append({"round": "total elimination", "side": SIDES[s],
