@@ -443,3 +443,28 @@ def test_attacker_returns_to_entry_and_breakthrough_limit() -> None:
     assert retreat.breakthrough_targets(m, "Battle", allowed=False, used=0) == ()
     assert retreat.breakthrough_targets(m, "Battle", allowed=True, used=1) == ("West", "North", "East")
     assert retreat.breakthrough_targets(m, "Battle", allowed=True, used=1, limit=1) == ()
+
+
+def test_retreat_card_cancels_the_battle() -> None:
+    setup = Setup(Force((one(),)), Force((one(),)), retreat_card="defender")
+    out = fight(setup, RULES, random.Random(0))
+    assert (out.winner, out.reason, out.rounds, out.retreated, out.losses) == ("attacker", "card", 0, "defender",
+                                                                              (0, 0))
+
+
+def test_a_side_may_leave_after_the_recon_round() -> None:
+    a = Force((one("scouts", recon=True, combat=-1), one(combat=-1)), leader_morale=5, retreat_after_recon=True)
+    d = Force((one(combat=-1),), leader_morale=5)
+    out = fight(Setup(a, d), RULES, random.Random(0), record=True)
+    assert (out.winner, out.reason, out.retreated, out.rounds) == ("defender", "retreat", "attacker", 1)
+    assert not out.pursuit
+
+
+def test_breakthrough_needs_a_winning_attacker_with_mobile_units() -> None:
+    tank = one("tank", combat=9, rof=2, pursuit=True, cav=True)
+    out = fight(Setup(Force((tank,), leader_morale=3), Force((one(combat=-1),), leader_morale=3)), RULES,
+                Scripted([0, 0, 9]))
+    assert out.winner == "attacker" and out.breakthrough
+    foot = fight(Setup(Force((one(combat=9, rof=2),), leader_morale=3), Force((one(combat=-1),), leader_morale=3)),
+                 RULES, Scripted([0, 0, 9]))
+    assert foot.winner == "attacker" and not foot.breakthrough

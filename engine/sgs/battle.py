@@ -49,14 +49,15 @@ class Outcome:
     winner: SideName
     reason: str
     """``"eliminated"`` (one side has no combat unit fighting), ``"rout"``, ``"retreat"``
-    (the retreat button) or ``"rounds"`` (every round fought; the defender holds)."""
+    (a side withdrew), ``"card"`` (a retreat card called the battle off) or ``"rounds"``
+    (every round fought; the defender holds)."""
     rounds: int
     """Fire rounds fought, the pursuit not counted."""
     routed: SideName | None
     pursuit: bool
     """A pursuit round was fought."""
     retreated: SideName | None
-    """The side that clicked the retreat button."""
+    """The side that withdrew of its own accord (retreat button, after recon, or a retreat card)."""
     losses: tuple[int, int]
     """Strength points lost."""
     eliminated: tuple[int, int]
@@ -67,6 +68,9 @@ class Outcome:
     """Battle morale at the end."""
     strengths: tuple[tuple[int, ...], tuple[int, ...]]
     """Strength left to each unit, in the setup's order."""
+    breakthrough: bool
+    """The attacker won with combat units able to break through still fighting (whether the scenario
+    and the terrain allow it is for :mod:`.retreat` to say)."""
     events: tuple[dict[str, Any], ...] = ()
     """One JSON-able record per round when recorded."""
 
@@ -320,6 +324,12 @@ class Battle:
 
     # The whole battle -------------------------------------------------------
     def run(self) -> Outcome:
+        card = self.setup.retreat_card
+        if card is not None:
+            if self.record:
+                self.events.append({"round": "retreat", "side": card, "morale": self.morale(SIDES.index(card)),
+                                    "card": True})
+            return self.outcome("defender" if card == "attacker" else "attacker", "card", retreated=card)
         order: list[RoundName] = [r for r in _SPECIAL] + ["main"] + ["next"] * MAX_NEXT_ROUNDS
         for round_name in order:
             if round_name in _SPECIAL and not self.can_fire(round_name):
@@ -335,6 +345,13 @@ class Battle:
                         return self.outcome(SIDES[1 - s], "retreat", retreated=SIDES[s])
             self.rounds += 1
             routed = self.round(round_name)
+            if round_name == "recon" and routed is None:
+                leaving = [s for s in (0, 1) if self.forces[s].retreat_after_recon]
+                if len(leaving) == 1 and self.fighting(leaving[0]):
+                    s = leaving[0]
+                    if self.record:
+                        self.events.append({"round": "retreat", "side": SIDES[s], "morale": self.morale(s)})
+                    return self.outcome(SIDES[1 - s], "retreat", retreated=SIDES[s])
             alive = [bool(self.fighting(0)), bool(self.fighting(1))]
             if not (alive[0] and alive[1]):
                 for s in (0, 1):
@@ -363,7 +380,10 @@ class Battle:
                        retreated=retreated, losses=(self.lost[0], self.lost[1]),
                        eliminated=(self.dead[0], self.dead[1]), panics=(self.panic_count[0], self.panic_count[1]),
                        morale=(self.morale(0), self.morale(1)),
-                       strengths=(tuple(self.strength[0]), tuple(self.strength[1])), events=tuple(self.events))
+                       strengths=(tuple(self.strength[0]), tuple(self.strength[1])),
+                       breakthrough=winner == "attacker" and any(
+                           self.active[0][i] for i in self.shooter_idx[0]["pursuit"]),
+                       events=tuple(self.events))
 
 
 def fight(setup: Setup, rules: SgsRules, rng: random.Random, *, record: bool = False) -> Outcome:

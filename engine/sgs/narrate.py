@@ -27,7 +27,8 @@ ROUND_TITLES = {"artillery": "Artillery preparation", "air": "Air support", "min
 
 REASONS = {"eliminated": "one side had no combat unit left fighting",
            "rout": "the loser routed", "retreat": "the loser retreated of its own accord",
-           "rounds": "every round was fought and the defender held"}
+           "rounds": "every round was fought and the defender held",
+           "card": "a retreat card called the battle off"}
 
 
 def _shot(s: Mapping[str, Any]) -> str:
@@ -60,7 +61,8 @@ def round_lines(event: Mapping[str, Any]) -> list[str]:
         lines.append(f"The {r['side']} is demoralised (morale {r['morale']}) and rolls {r['die']}: "
                      f"{'it routs' if r['routed'] else 'it stands'}.")
     if event.get("round") == "retreat":
-        lines.append(f"The {event['side']} retreats with morale {event['morale']}; no pursuit.")
+        how = "plays a retreat card" if event.get("card") else f"retreats with morale {event['morale']}"
+        lines.append(f"The {event['side']} {how}; no pursuit.")
     if event.get("round") == "total elimination":
         lines.append(f"Every combat unit of the {event['side']} is gone; support lost: "
                      f"{', '.join(event['support_lost'])}.")

@@ -92,6 +92,8 @@ class Force:
     """Net combat modifier from cards, counted in every round."""
     retreat_at: int | None = None
     """Clicks the retreat button at the start of a next round when its battle morale is at or below this."""
+    retreat_after_recon: bool = False
+    """Withdraws straight after a recon round (both sides may leave at that stage)."""
 
     @property
     def combat_units(self) -> tuple[Unit, ...]:
@@ -124,6 +126,8 @@ class Setup:
     """A card lets this side fire first and apply its results before the other fires."""
     first_shot_rounds: tuple[str, ...] = ("main",)
     """Rounds the first-shot card covers."""
+    retreat_card: SideName | None = None
+    """A retreat card cancels the battle and sends this side back before any fire."""
 
     def force(self, side: SideName) -> Force:
         return self.attacker if side == "attacker" else self.defender

@@ -354,6 +354,7 @@ def _force_group(name: str, force: Force, label: str) -> Group:
         Integer("card", "Net card modifier to every shot.", force.card, minimum=-9, maximum=9, label="Cards"),
         Integer("retreat_at", "Retreat from a next round at this battle morale or lower (-99: never).", -99,
                 minimum=-99, maximum=20, label="Retreat at"),
+        Boolean("retreat_after_recon", "Withdraw straight after a recon round.", False, label="Leave after recon"),
     ))
 
 
@@ -371,6 +372,8 @@ BATTLE_INPUTS: Final = Group("inputs", "", fields=(
     Boolean("pursuit_terrain", "The terrain allows pursuit.", True, label="Pursuit terrain"),
     Choice("first_shot", "A card gives one side the first shot in the main round.", "none",
            choices=("none", "attacker", "defender"), label="First shot"),
+    Choice("retreat_card", "A retreat card calls the battle off and sends this side back.", "none",
+           choices=("none", "attacker", "defender"), label="Retreat card"),
     SETTINGS,
 ))
 
@@ -385,7 +388,8 @@ def _force(v: Mapping[str, Any]) -> Force:
     return Force(units, leader_morale=v["leader_morale"], leader_combat=v["leader_combat"],
                  booster_combat=v["booster_combat"], booster_morale=v["booster_morale"],
                  scenario_morale=v["scenario_morale"], card=v["card"],
-                 retreat_at=None if v["retreat_at"] == -99 else v["retreat_at"])
+                 retreat_at=None if v["retreat_at"] == -99 else v["retreat_at"],
+                 retreat_after_recon=v["retreat_after_recon"])
 
 
 def setup_from(values: Mapping[str, Any]) -> Setup:
@@ -394,7 +398,8 @@ def setup_from(values: Mapping[str, Any]) -> Setup:
     return Setup(_force(values["attacker"]), _force(values["defender"]), terrain_defence=values["terrain_defence"],
                  terrain_attack=values["terrain_attack"], crossing=values["crossing"], entrenched=values["entrenched"],
                  recon_terrain=values["recon_terrain"], pursuit_terrain=values["pursuit_terrain"],
-                 first_shot=None if first == "none" else first)
+                 first_shot=None if first == "none" else first,
+                 retreat_card=None if values["retreat_card"] == "none" else values["retreat_card"])
 
 
 def battle_compute(values: Mapping[str, Any]) -> dict[str, Any]:
