@@ -44,7 +44,7 @@ from .shots import Shooter, hits_distribution
 __all__ = ["Plane", "AA_RADAR", "AA_ALL_STEALTH", "INTERCEPTION_MODIFIERS", "aa_modifier", "split_volley",
            "volley_odds", "interceptor", "interception_modifiers", "interception_chance", "interception_points",
            "air_combat_odds", "fire_volley", "apply_volley", "VolleyResult", "AirCombat", "air_combat",
-           "Interceptor"]
+           "Interceptor", "aa_fire"]
 
 Interceptor: TypeAlias = Literal["active", "inactive"]
 
@@ -228,6 +228,20 @@ def apply_volley(successes: int, dice: tuple[int, ...], planes: Sequence[Plane],
         taken[i] += 1
     return VolleyResult(dice, successes, tuple(planes[i].name for i in panicked),
                         tuple((planes[i].name, h) for i, h in enumerate(taken) if h), tuple(strength))
+
+
+def aa_fire(aa: Sequence[Plane], planes: Sequence[Plane], *, radar: bool, rules: SgsRules,
+            rng: random.Random) -> VolleyResult:
+    """Roll the fire of enemy AA units at an air stack entering their region (the planes never reply).
+
+    >>> stack = [Plane("bomber", 2, morale=2), Plane("escort", 1, 4, morale=4, fighter=True)]
+    >>> r = aa_fire([Plane("flak", 1, 9, rof=2)], stack, radar=False, rules=SgsRules(), rng=random.Random(1))
+    >>> r.successes, r.panicked
+    (2, ('bomber',))
+    """
+    bonus = aa_modifier(radar=radar, all_stealth=bool(planes) and all(p.stealth for p in planes))
+    successes, dice = fire_volley([Shooter(a.combat + bonus, a.rof, a.elite) for a in aa], rules, rng)
+    return apply_volley(successes, dice, planes, rules, rng)
 
 
 @dataclass(frozen=True)
