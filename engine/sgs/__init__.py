@@ -11,4 +11,9 @@ Modules follow the chapter: :mod:`.rules` (die and settings), :mod:`.units`
 :mod:`.panic`, :mod:`.rout`, :mod:`.battle` (the round sequence and
 :func:`~engine.sgs.battle.fight`), :mod:`.retreat` and :mod:`.air`.
 """
+from .battle import Outcome, fight  # noqa: E402
+from .rules import SgsRules  # noqa: E402
+from .units import Force, Setup, Unit  # noqa: E402
 from . import widgets  # noqa: F401,E402  (registers the widgets)
+
+__all__ = ["fight", "Outcome", "Setup", "Force", "Unit", "SgsRules"]
