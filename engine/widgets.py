@@ -29,6 +29,7 @@ SYSTEM_MODULES = (
     "engine.ocs",
     "engine.europa",
     "engine.atg",
+    "engine.sgs",
 )
 """Game-system packages; importing one registers its widgets."""
 

@@ -236,7 +236,7 @@ def test_glossary_keeps_only_systems_with_pages(real_site):
     glossary = read(real_site, "glossary.html")
     assert 'id="term-step"' in glossary and 'id="term-regimental-equivalent"' in glossary
     built = {p.system_slug for p in build.collect_pages(build.Config()) if p.system_slug}
-    sections = {"atg": ("Advanced Tactics Gold", "Readiness"), "wars-across-the-world": ("Wars Across the World", "Battle morale")}
+    sections = {"atg": ("Advanced Tactics Gold", "Readiness"), "sgs": ("Strategy Game Studio battles", "Battle morale")}
     for folder, words in sections.items():
         for word in words:
             assert (word in glossary) == (folder in built), (folder, word)

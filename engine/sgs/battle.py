@@ -1,0 +1,396 @@
+"""A land battle, round by round: :func:`fight` and the battle object.
+
+The rounds come in a fixed order (:data:`~.rules.ROUNDS`): artillery
+preparation, air support, mines, recon, main, then up to three next rounds;
+each is fought only if some unit can fire in it. In a round both sides fire
+together unless a card gives one side the first shot; hits are allocated
+(:mod:`.losses`), hard-hit units test for panic (:mod:`.panic`), battle
+morale drops, and a demoralised side may rout (:mod:`.rout`), perhaps into a
+pursuit. From the first next round a side may retreat of its own accord,
+which spares it any pursuit.
+
+>>> from .units import Force, Unit
+>>> rifles = Unit("rifles", strength=4, combat=4, reduced=3, morale=3, rof=2)
+>>> setup = Setup(Force((rifles, rifles), leader_morale=1), Force((rifles,), leader_morale=1), terrain_defence=1)
+>>> out = fight(setup, SgsRules(), random.Random(1), record=True)
+>>> out.winner in ("attacker", "defender"), out.rounds >= 1, len(out.events) >= out.rounds
+(True, True, True)
+>>> fight(setup, SgsRules(), random.Random(1), record=False) == replace(out, events=())
+True
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .losses import TIERS, allocate_raw
+from .morale import armour_superiority, battle_morale, heavy_losses
+from .panic import must_test, panics
+from .rout import demoralised, routs, who_tests
+from .rules import MAX_NEXT_ROUNDS, RoundName, SgsRules, faces
+from .shots import round_modifiers
+from .units import SideName, Setup, Unit
+
+__all__ = ["Outcome", "Battle", "fight", "SIDES"]
+
+SIDES: tuple[SideName, SideName] = ("attacker", "defender")
+_SPECIAL: tuple[RoundName, ...] = ("artillery", "air", "mines", "recon")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a finished battle leaves: enough for a Monte Carlo tally, and the story if recorded.
+
+    Pairs are (attacker, defender).
+    """
+
+    winner: SideName
+    reason: str
+    """``"eliminated"`` (one side has no combat unit fighting), ``"rout"``, ``"retreat"``
+    (a side withdrew), ``"card"`` (a retreat card called the battle off) or ``"rounds"``
+    (every round fought; the defender holds)."""
+    rounds: int
+    """Fire rounds fought, the pursuit not counted."""
+    routed: SideName | None
+    pursuit: bool
+    """A pursuit round was fought."""
+    retreated: SideName | None
+    """The side that withdrew of its own accord (retreat button, after recon, or a retreat card)."""
+    losses: tuple[int, int]
+    """Strength points lost."""
+    eliminated: tuple[int, int]
+    """Units eliminated (support units lost to total elimination included)."""
+    panics: tuple[int, int]
+    """Units that panicked."""
+    morale: tuple[int, int]
+    """Battle morale at the end."""
+    strengths: tuple[tuple[int, ...], tuple[int, ...]]
+    """Strength left to each unit, in the setup's order."""
+    breakthrough: bool
+    """The attacker won with combat units able to break through still fighting (whether the scenario
+    and the terrain allow it is for :mod:`.retreat` to say)."""
+    events: tuple[dict[str, Any], ...] = ()
+    """One JSON-able record per round when recorded."""
+
+
+class Battle:
+    """The mutable state of one battle; everything else is frozen.
+
+    Sides are indexed 0 (attacker) and 1 (defender).
+    """
+
+    def __init__(self, setup: Setup, rules: SgsRules, rng: random.Random, record: bool) -> None:
+        self.setup, self.rules, self.record = setup, rules, record
+        self.forces = (setup.attacker, setup.defender)
+        self.units: tuple[tuple[Unit, ...], tuple[Unit, ...]] = (setup.attacker.units, setup.defender.units)
+        self.strength = [[u.strength for u in us] for us in self.units]
+        self.panicked = [[False] * len(us) for us in self.units]
+        self.drops = [0, 0]
+        self.lost = [0, 0]
+        self.dead = [0, 0]
+        self.panic_count = [0, 0]
+        self.active = [[True] * len(us) for us in self.units]
+        """A unit is active while it has strength and has not panicked."""
+        self.combat_idx = [[i for i, u in enumerate(us) if u.role == "combat"] for us in self.units]
+        self.armour_idx = [[i for i in self.combat_idx[s] if self.units[s][i].armour] for s in (0, 1)]
+        self.shooter_idx = [{rn: [i for i, u in enumerate(us) if self._may_fire(u, rn)]
+                             for rn in ("artillery", "air", "mines", "recon", "main", "next", "pursuit")}
+                            for us in self.units]
+        self.target_idx = [{air_too: [i for i in self.combat_idx[s] if air_too or not self.units[s][i].air]
+                            for air_too in (False, True)} for s in (0, 1)]
+        self.cav = [[u.cav for u in us] for us in self.units]
+        self.tiers = [[TIERS[u.priority] for u in us] for us in self.units]
+        fs = faces(rules)
+        self.low, self.sides_n = fs[0], len(fs)
+        self.random = rng.random
+        self.events: list[dict[str, Any]] = []
+        self.rounds = 0
+
+    # Dice ---------------------------------------------------------------
+    def die(self) -> int:
+        return self.low + int(self.random() * self.sides_n)
+
+    # Who is where -----------------------------------------------------------
+    def engaged(self, s: int, i: int) -> bool:
+        return self.active[s][i]
+
+    def fighting(self, s: int) -> list[int]:
+        """Combat units still on the battlefield."""
+        active = self.active[s]
+        return [i for i in self.combat_idx[s] if active[i]]
+
+    def _may_fire(self, u: Unit, round_name: RoundName) -> bool:
+        """Whether a unit fires in a round at all (the rules of who shoots, per round)."""
+        if u.rof <= 0:
+            return False
+        if round_name == "artillery":
+            return u.artillery
+        if round_name == "air":
+            return u.air
+        if round_name == "mines":
+            return u.mines
+        if round_name == "recon":
+            return u.recon and self.setup.recon_terrain
+        if round_name == "pursuit":
+            return u.pursuit and u.role == "combat"
+        return u.role == "combat"
+
+    def shooters(self, s: int, round_name: RoundName) -> list[int]:
+        active = self.active[s]
+        return [i for i in self.shooter_idx[s][round_name] if active[i]]
+
+    def targets(self, s: int, round_name: RoundName) -> list[int]:
+        """Units that can be hit: ground combat units still fighting, and aircraft too in the main and next
+        rounds; in a pursuit, panicked units are back and can be hit."""
+        if round_name == "pursuit":
+            st = self.strength[s]
+            return [i for i in self.target_idx[s][False] if st[i] > 0]
+        active = self.active[s]
+        return [i for i in self.target_idx[s][round_name in ("main", "next")] if active[i]]
+
+    def armour(self, s: int) -> int:
+        active = self.active[s]
+        return sum(1 for i in self.armour_idx[s] if active[i])
+
+    def morale(self, s: int) -> int:
+        """Battle morale now: :meth:`morale_terms` added up in whole numbers (the hot path)."""
+        if self.rules.mean_rounding != "half up":
+            return self.morale_terms(s).total
+        f, us, here = self.forces[s], self.units[s], self.fighting(s)
+        n = len(here)
+        mean = (2 * sum(us[i].morale for i in here) + n) // (2 * n) if n else 0
+        own, enemy = self.armour(s), self.armour(1 - s)
+        return (f.leader_morale + mean + (1 if any(us[i].air for i in here) else 0) + (1 if own else 0)
+                + (1 if armour_superiority(own, enemy) else 0) + f.booster_morale + f.scenario_morale
+                - self.drops[s])
+
+    def morale_terms(self, s: int) -> Any:
+        f = self.forces[s]
+        here = self.fighting(s)
+        us = self.units[s]
+        return battle_morale(f.leader_morale, [us[i].morale for i in here], air=any(us[i].air for i in here),
+                             armour=self.armour(s), enemy_armour=self.armour(1 - s), booster=f.booster_morale,
+                             scenario=f.scenario_morale, drops=self.drops[s], rounding=self.rules.mean_rounding)
+
+    # One side's fire --------------------------------------------------------
+    def fire(self, s: int, round_name: RoundName, log: dict[str, Any] | None) -> tuple[int, int]:
+        """Roll every shot of side ``s``; return hits scored by its CavUnits and by its OtherUnits."""
+        mods = round_modifiers(self.setup, SIDES[s], round_name, self.rules,
+                               armour=self.armour(s), enemy_armour=self.armour(1 - s))
+        bonus = sum(v for _, v in mods)
+        cav_hits = other_hits = 0
+        die, reduced = self.die, self.rules.reduced_at_half
+        shots: list[dict[str, Any]] = []
+        for i in self.shooters(s, round_name):
+            u = self.units[s][i]
+            target = u.value(self.strength[s][i], reduced) + bonus
+            for _ in range(u.rof):
+                d = die()
+                rolled = [d]
+                if d > target and u.elite:
+                    d = die()
+                    rolled.append(d)
+                hit = d <= target
+                if hit:
+                    if u.cav:
+                        cav_hits += 1
+                    else:
+                        other_hits += 1
+                if log is not None:
+                    shots.append({"unit": u.name, "target": target, "dice": rolled, "hit": hit})
+        if log is not None:
+            log.setdefault("fire", []).append({"side": SIDES[s], "modifiers": dict(mods), "shots": shots,
+                                               "hits": cav_hits + other_hits})
+        return cav_hits, other_hits
+
+    # Taking hits -------------------------------------------------------------
+    def take(self, s: int, scored: tuple[int, int], round_name: RoundName, taken: list[int],
+             log: dict[str, Any] | None) -> None:
+        """Allocate the enemy's hits on side ``s``; ``taken`` gathers each unit's hits this round."""
+        idx = self.targets(s, round_name)
+        st = self.strength[s]
+        hits, wasted = allocate_raw(scored[0], scored[1], [st[i] for i in idx], [self.cav[s][i] for i in idx],
+                                    [self.tiers[s][i] for i in idx], self.rules)
+        for i, h in zip(idx, hits):
+            if h:
+                st[i] -= h
+                taken[i] += h
+                self.lost[s] += h
+                if st[i] == 0:
+                    self.active[s][i] = False
+                    self.dead[s] += 1
+                    self.drops[s] += 1
+        if log is not None:
+            log.setdefault("allocation", []).append({
+                "side": SIDES[s], "wasted": wasted,
+                "hits": [{"unit": self.units[s][i].name, "hits": h, "left": st[i]} for i, h in zip(idx, hits) if h]})
+
+    def panic_tests(self, s: int, before: list[int], taken: list[int], log: dict[str, Any] | None) -> None:
+        for i, h in enumerate(taken):
+            if h and self.strength[s][i] > 0 and not self.panicked[s][i] and must_test(h, before[i]):
+                u = self.units[s][i]
+                d = self.die()
+                failed = panics(d, u.morale)
+                if failed:
+                    self.panicked[s][i] = True
+                    self.active[s][i] = False
+                    self.panic_count[s] += 1
+                    self.drops[s] += 1
+                if log is not None:
+                    log.setdefault("panics", []).append({"side": SIDES[s], "unit": u.name, "die": d,
+                                                         "morale": u.morale, "panicked": failed})
+
+    def rout_test(self, s: int, log: dict[str, Any] | None) -> bool:
+        bm = self.morale(s)
+        d = self.die()
+        failed = routs(d, bm, self.rules)
+        if log is not None:
+            log["rout_test"] = {"side": SIDES[s], "morale": bm, "die": d, "routed": failed}
+        return failed
+
+    def tally(self, s: int) -> tuple[int, int]:
+        loss = self.dead[s] if self.rules.rout_tally == "units" else self.lost[s]
+        return loss, self.panic_count[s]
+
+    # A round -------------------------------------------------------------------
+    def round(self, round_name: RoundName) -> SideName | None:
+        """Fight one round; return a side that routed in it, if any."""
+        log: dict[str, Any] | None = {"round": round_name} if self.record else None
+        if log is not None:
+            log["morale_start"] = [self.morale_terms(0).to_json(), self.morale_terms(1).to_json()]
+        present = [sum(self.strength[s][i] for i in self.targets(s, round_name)) for s in (0, 1)]
+        lost_before = list(self.lost)
+        before = [list(self.strength[0]), list(self.strength[1])]
+        taken = [[0] * len(self.units[0]), [0] * len(self.units[1])]
+        routed: SideName | None = None
+        first = self.setup.first_shot
+        if first is not None and round_name in self.setup.first_shot_rounds:
+            a = SIDES.index(first)
+            self.take(1 - a, self.fire(a, round_name, log), round_name, taken[1 - a], log)
+            self.panic_tests(1 - a, before[1 - a], taken[1 - a], log)
+            if demoralised(self.morale(1 - a), self.rules):
+                if self.rout_test(1 - a, log):
+                    routed = SIDES[1 - a]
+            if routed is None:
+                self.take(a, self.fire(1 - a, round_name, log), round_name, taken[a], log)
+                self.panic_tests(a, before[a], taken[a], log)
+        else:
+            scored = (self.fire(0, round_name, log), self.fire(1, round_name, log))
+            self.take(1, scored[0], round_name, taken[1], log)
+            self.take(0, scored[1], round_name, taken[0], log)
+            self.panic_tests(0, before[0], taken[0], log)
+            self.panic_tests(1, before[1], taken[1], log)
+        for s in (0, 1):
+            if heavy_losses(self.lost[s] - lost_before[s], present[s]):
+                self.drops[s] += 1
+                if log is not None:
+                    log.setdefault("heavy_losses", []).append(SIDES[s])
+        if log is not None:
+            log["morale_end"] = [self.morale(0), self.morale(1)]
+            self.events.append(log)
+        return routed
+
+    def can_fire(self, round_name: RoundName) -> bool:
+        return bool(self.shooters(0, round_name) or self.shooters(1, round_name))
+
+    def pursue(self, victor: int) -> bool:
+        """The victor's pursuit round after a rout; return whether it was fought."""
+        if not self.setup.pursuit_terrain or not self.shooters(victor, "pursuit"):
+            return False
+        log: dict[str, Any] | None = {"round": "pursuit"} if self.record else None
+        scored = self.fire(victor, "pursuit", log)
+        self.take(1 - victor, scored, "pursuit", [0] * len(self.units[1 - victor]), log)
+        if log is not None:
+            self.events.append(log)
+        return True
+
+    def total_elimination(self, s: int) -> None:
+        """All combat units eliminated: half the support units go too."""
+        us = self.units[s]
+        if any(u.role == "combat" and self.strength[s][i] > 0 for i, u in enumerate(us)):
+            return
+        support = [i for i, u in enumerate(us) if u.role == "support" and self.strength[s][i] > 0]
+        n = len(support) // 2 if self.rules.support_rounding == "down" else (len(support) + 1) // 2
+        for i in support[:n]:
+            self.lost[s] += self.strength[s][i]
+            self.strength[s][i] = 0
+            self.active[s][i] = False
+            self.dead[s] += 1
+        if self.record and n:
+            self.events.append({"round": "total elimination", "side": SIDES[s],
+                                "support_lost": [us[i].name for i in support[:n]]})
+
+    # The whole battle -------------------------------------------------------
+    def run(self) -> Outcome:
+        card = self.setup.retreat_card
+        if card is not None:
+            if self.record:
+                self.events.append({"round": "retreat", "side": card, "morale": self.morale(SIDES.index(card)),
+                                    "card": True})
+            return self.outcome("defender" if card == "attacker" else "attacker", "card", retreated=card)
+        order: list[RoundName] = [r for r in _SPECIAL] + ["main"] + ["next"] * MAX_NEXT_ROUNDS
+        for round_name in order:
+            if round_name in _SPECIAL and not self.can_fire(round_name):
+                continue
+            if round_name == "next":
+                self.drops[0] += 1
+                self.drops[1] += 1
+                for s in (0, 1):
+                    limit = self.forces[s].retreat_at
+                    if limit is not None and self.morale(s) <= limit:
+                        if self.record:
+                            self.events.append({"round": "retreat", "side": SIDES[s], "morale": self.morale(s)})
+                        return self.outcome(SIDES[1 - s], "retreat", retreated=SIDES[s])
+            self.rounds += 1
+            routed = self.round(round_name)
+            if round_name == "recon" and routed is None:
+                leaving = [s for s in (0, 1) if self.forces[s].retreat_after_recon]
+                if len(leaving) == 1 and self.fighting(leaving[0]):
+                    s = leaving[0]
+                    if self.record:
+                        self.events.append({"round": "retreat", "side": SIDES[s], "morale": self.morale(s)})
+                    return self.outcome(SIDES[1 - s], "retreat", retreated=SIDES[s])
+            alive = [bool(self.fighting(0)), bool(self.fighting(1))]
+            if not (alive[0] and alive[1]):
+                for s in (0, 1):
+                    self.total_elimination(s)
+                winner = "attacker" if alive[0] and not alive[1] else "defender"
+                return self.outcome(winner, "eliminated")
+            if routed is None:
+                low = [demoralised(self.morale(s), self.rules) for s in (0, 1)]
+                tester = who_tests(low[0], low[1], self.tally(0), self.tally(1), self.rules)
+                if tester is not None:
+                    log: dict[str, Any] | None = {"round": "rout test"} if self.record else None
+                    if self.rout_test(SIDES.index(tester), log):
+                        routed = tester
+                    if log is not None:
+                        self.events.append(log)
+            if routed is not None:
+                loser = SIDES.index(routed)
+                pursued = self.pursue(1 - loser)
+                self.total_elimination(loser)
+                return self.outcome(SIDES[1 - loser], "rout", routed=routed, pursuit=pursued)
+        return self.outcome("defender", "rounds")
+
+    def outcome(self, winner: SideName, reason: str, *, routed: SideName | None = None, pursuit: bool = False,
+                retreated: SideName | None = None) -> Outcome:
+        return Outcome(winner=winner, reason=reason, rounds=self.rounds, routed=routed, pursuit=pursuit,
+                       retreated=retreated, losses=(self.lost[0], self.lost[1]),
+                       eliminated=(self.dead[0], self.dead[1]), panics=(self.panic_count[0], self.panic_count[1]),
+                       morale=(self.morale(0), self.morale(1)),
+                       strengths=(tuple(self.strength[0]), tuple(self.strength[1])),
+                       breakthrough=winner == "attacker" and any(
+                           self.active[0][i] for i in self.shooter_idx[0]["pursuit"]),
+                       events=tuple(self.events))
+
+
+def fight(setup: Setup, rules: SgsRules, rng: random.Random, *, record: bool = False) -> Outcome:
+    """Fight one battle with ``rng`` as the only source of chance.
+
+    With ``record`` the outcome carries one JSON-able event per round (each
+    shot's dice and target, the allocation, panics, morale); without it none
+    are built.
+    """
+    return Battle(setup, rules, rng, record).run()

@@ -1,0 +1,126 @@
+"""Loss allocation: where every hit lands.
+
+The player never chooses losses. Hits scored by CavUnits go to the enemy's
+CavUnits in proportion to their remaining strength, and what they cannot
+absorb goes to the OtherUnits; then hits scored by OtherUnits go to the
+OtherUnits (and, when none are left, to the CavUnits). When a side has only
+CavUnits left, half of the OtherUnits' hits against it are wasted. Units
+that take hits first (minefields) absorb hits of every kind before the
+rest, units that take hits last (rear forts) only after the rest are gone;
+hits nobody can absorb are lost.
+
+>>> t = (Target(4), Target(2), Target(3, cav=True))
+>>> allocate(2, 3, t, SgsRules())
+Allocation(hits=(2, 1, 2), wasted=0)
+>>> allocate(0, 5, (Target(2, cav=True), Target(2, cav=True)), SgsRules())
+Allocation(hits=(1, 1), wasted=3)
+>>> allocate(1, 6, (Target(1, priority="first"), Target(3), Target(9, priority="last")), SgsRules())
+Allocation(hits=(1, 3, 3), wasted=0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .rules import SgsRules
+from .units import Priority
+
+__all__ = ["Target", "Allocation", "split", "allocate", "allocate_raw", "TIERS"]
+
+TIERS: dict[Priority, int] = {"first": 0, "normal": 1, "last": 2}
+"""Order in which loss-priority classes absorb hits."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A unit that can be hit: its remaining strength and classes."""
+
+    strength: int
+    cav: bool = False
+    priority: Priority = "normal"
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Hits landing on each target, in the targets' order, and hits lost."""
+
+    hits: tuple[int, ...]
+    wasted: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hits": list(self.hits), "wasted": self.wasted}
+
+
+def split(hits: int, room: Sequence[int], method: str = "largest remainder") -> list[int]:
+    """Share ``hits`` (at most ``sum(room)``) in proportion to ``room``.
+
+    >>> split(3, [4, 2]), split(5, [3, 3, 3]), split(1, [1, 2])
+    ([2, 1], [2, 2, 1], [0, 1])
+    >>> split(5, [3, 3, 3], "highest averages"), split(3, [4, 2], "highest averages")
+    ([2, 2, 1], [2, 1])
+    """
+    total = sum(room)
+    if hits > total:
+        raise ValueError("more hits than room to absorb them")
+    if hits == 0 or total == 0:
+        return [0] * len(room)
+    if method == "highest averages":
+        given = [0] * len(room)
+        for _ in range(hits):
+            best = max((i for i in range(len(room)) if given[i] < room[i]),
+                       key=lambda i: (Fraction(room[i], given[i] + 1), -i))
+            given[best] += 1
+        return given
+    shares = [hits * r // total for r in room]
+    left = hits - sum(shares)
+    order = sorted(range(len(room)), key=lambda i: (-(hits * room[i] % total), -room[i], i))
+    for i in order[:left]:
+        shares[i] += 1
+    return shares
+
+
+def _give(hits: int, group: list[int], room: list[int], out: list[int], method: str) -> int:
+    """Give up to ``hits`` to ``group``; return the hits left over."""
+    if hits <= 0 or not group:
+        return hits
+    capacity = [room[i] for i in group]
+    taken = min(hits, sum(capacity))
+    for i, share in zip(group, split(taken, capacity, method)):
+        out[i] += share
+        room[i] -= share
+    return hits - taken
+
+
+def allocate_raw(cav_hits: int, other_hits: int, strengths: Sequence[int], cav: Sequence[bool],
+                 tiers: Sequence[int], rules: SgsRules) -> tuple[list[int], int]:
+    """:func:`allocate` on plain lists (the battle's hot path)."""
+    method = rules.split
+    out = [0] * len(strengths)
+    room = list(strengths)
+    alive = [i for i, s in enumerate(strengths) if s > 0]
+    wasted = 0
+    if other_hits and alive and all(cav[i] for i in alive):
+        kept = other_hits // 2 if rules.wastage_rounding == "down" else (other_hits + 1) // 2
+        wasted += other_hits - kept
+        other_hits = kept
+    for tier in (0, 1, 2):
+        members = [i for i in alive if tiers[i] == tier]
+        if not members:
+            continue
+        cavs = [i for i in members if cav[i]]
+        others = [i for i in members if not cav[i]]
+        cav_hits = _give(cav_hits, cavs, room, out, method)
+        cav_hits = _give(cav_hits, others, room, out, method)
+        other_hits = _give(other_hits, others, room, out, method)
+        other_hits = _give(other_hits, cavs, room, out, method)
+    return out, wasted + cav_hits + other_hits
+
+
+def allocate(cav_hits: int, other_hits: int, targets: Sequence[Target], rules: SgsRules) -> Allocation:
+    """Where the hits scored by the enemy's CavUnits and OtherUnits land on ``targets``."""
+    hits, wasted = allocate_raw(cav_hits, other_hits, [t.strength for t in targets], [t.cav for t in targets],
+                                [TIERS[t.priority] for t in targets], rules)
+    return Allocation(tuple(hits), wasted)

@@ -1,0 +1,130 @@
+"""The die, the round sequence and every setting the source leaves open.
+
+The source never says which die it rolls. Interception "succeeds on a
+modified roll of 0 to 3", which only reads naturally on a die numbered 0 to
+9, and Wars Across the World (the older game by the same designer) rolls one
+ten-sided die per shot; so the faces are a setting, 0-9 by default.
+
+>>> faces(SgsRules())
+(0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+>>> faces(SgsRules(die="1-10"))[-1]
+10
+>>> ROUNDS
+('artillery', 'air', 'mines', 'recon', 'main', 'next', 'next', 'next')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final, Literal, TypeAlias
+
+from ..settings import setting
+
+__all__ = ["SgsRules", "faces", "RoundName", "ROUNDS", "ROUND_MODIFIERS", "Modifier", "MAX_NEXT_ROUNDS"]
+
+RoundName: TypeAlias = Literal["artillery", "air", "mines", "recon", "main", "next", "pursuit"]
+"""A battle round that involves fire (the card round fires nothing)."""
+
+MAX_NEXT_ROUNDS: Final = 3
+"""Next rounds follow the main round at most three times."""
+
+ROUNDS: Final[tuple[RoundName, ...]] = ("artillery", "air", "mines", "recon", "main") + ("next",) * MAX_NEXT_ROUNDS
+"""The fire rounds in the order they are fought: eight at most besides the card round."""
+
+Modifier: TypeAlias = Literal["cards", "terrain", "entrenchment", "leaders", "boosters", "armour", "crossing"]
+"""A kind of combat modifier."""
+
+_ALL: Final[tuple[Modifier, ...]] = ("cards", "terrain", "entrenchment", "leaders", "boosters", "armour")
+
+ROUND_MODIFIERS: Final[dict[RoundName, tuple[Modifier, ...]]] = {
+    "artillery": ("cards", "terrain", "entrenchment"),
+    "air": ("cards", "terrain", "entrenchment"),
+    "mines": ("cards",),
+    "recon": _ALL,
+    "main": _ALL + ("crossing",),
+    "next": _ALL,
+    "pursuit": _ALL,
+}
+"""Which modifiers count in each round, as the source lists them.
+
+The source gives the lists for the artillery, air support and mine rounds;
+main and next rounds take every modifier, and a river or strait crossing
+counts in the main round only (see :attr:`SgsRules.recon_modifiers` for the
+recon round, about which the source is silent).
+"""
+
+
+@dataclass(frozen=True)
+class SgsRules:
+    """Values the source does not give, and options a player may choose."""
+
+    die: str = setting("0-9", help="Faces of the die rolled for every shot and test.",
+                       choices=("0-9", "1-10"), labels={"0-9": "0 to 9", "1-10": "1 to 10"},
+                       assumed="The source never names its die; interception succeeding on a modified 0 to 3 "
+                               "fits a die numbered 0-9, and Wars Across the World rolls a d10 per shot.",
+                       section="Dice")
+    reduced_at_half: bool = setting(True, help="A unit at half its strength or less fires with its reduced value.",
+                                    assumed="The source says only that the value is usually lower once half "
+                                            "the strength is gone.", section="Shots")
+    mean_rounding: str = setting("half up", help="How the mean morale of the combat units is rounded.",
+                                 choices=("half up", "half even"),
+                                 assumed="The source says rounded to the closest whole value, "
+                                         "without saying which way a half goes.", section="Battle morale")
+    demoralised: str = setting("below zero", help="When a side's battle morale makes it take a rout test.",
+                               choices=("below zero", "zero or below"),
+                               assumed="The source says below zero in one place and zero or negative in another.",
+                               section="Rout")
+    rout_test: str = setting("die", help="How a demoralised side tests for a rout.",
+                             choices=("die", "certain"),
+                             labels={"die": "routs when the die exceeds hold + battle morale",
+                                     "certain": "a demoralised side always routs"},
+                             assumed="The source gives no rout test.", section="Rout")
+    rout_hold: int = setting(4, help="With the die test: the side routs when the die is above this plus its "
+                                     "(negative) battle morale.", minimum=-10, maximum=10,
+                             assumed="The source gives no rout test.", section="Rout")
+    rout_tally: str = setting("units", help="What is counted to pick the one side that tests when both are "
+                                            "demoralised: units eliminated plus units panicked, or hits taken "
+                                            "plus units panicked.",
+                              choices=("units", "hits"),
+                              assumed="The source says losses and panics added up, without saying "
+                                      "whether a loss is a unit or a strength point.", section="Rout")
+    split: str = setting("largest remainder", help="How a whole number of hits is shared in proportion "
+                                                   "to the targets' remaining strength.",
+                         choices=("largest remainder", "highest averages"),
+                         labels={"largest remainder": "whole shares, then the largest remainders (ties: stronger, "
+                                                      "then first listed)",
+                                 "highest averages": "one hit at a time to the unit with the highest "
+                                                     "strength per hit already given (ties: first listed)"},
+                         assumed="The source says in proportion to remaining strength and gives no rounding.",
+                         section="Losses")
+    wastage_rounding: str = setting("down", help="Half of the OtherUnits' hits on a side of CavUnits only: "
+                                                 "rounded down or up.", choices=("down", "up"),
+                                    assumed="The source says half is wasted and gives no rounding.",
+                                    section="Losses")
+    support_rounding: str = setting("down", help="Half of the support units lost with total elimination: "
+                                                 "rounded down or up.", choices=("down", "up"),
+                                    assumed="The source says half and gives no rounding.", section="Rout")
+    recon_modifiers: str = setting("all", help="Modifiers counted in the recon round.",
+                                   choices=("all", "cards"),
+                                   labels={"all": "as in the main round (no crossing)", "cards": "cards only"},
+                                   assumed="The source lists no modifiers for the recon round.", section="Rounds")
+    air_panic_share: Fraction = setting(Fraction(1, 2), help="Share of an AA or air-combat volley's successes "
+                                                             "that become panics (rounded down); the rest are hits.",
+                                        minimum=0, maximum=1,
+                                        assumed="The source says a volley gives panics and hits but not "
+                                                "how many of each.", section="Air")
+    air_winner: str = setting("more successes", help="Which side wins an air combat (ties go to the defender).",
+                              choices=("more successes", "more hits"),
+                              labels={"more successes": "the side whose shots succeeded more often",
+                                      "more hits": "the side that scored more hits (panics not counted)"},
+                              assumed="The source says the loser flies home and ties go to the defender, "
+                                      "but not how the winner is found.", section="Air")
+    intercept_below_zero: bool = setting(True, help="A modified interception roll below 0 still succeeds.",
+                                         assumed="The source says a modified 0 to 3 succeeds; modifiers "
+                                                 "can take the roll below 0.", section="Air")
+
+
+def faces(rules: SgsRules) -> tuple[int, ...]:
+    """The faces of the die, lowest first."""
+    return tuple(range(0, 10)) if rules.die == "0-9" else tuple(range(1, 11))

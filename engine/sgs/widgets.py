@@ -1,0 +1,556 @@
+"""Every widget of the card-driven game's battles, declared in one place.
+
+Inputs come from :mod:`engine.schema` fields and the rules dataclass
+(:func:`engine.settings.rules_group`); each ``compute`` calls the rules
+modules and each ``render`` builds HTML with :mod:`engine.present`.
+
+>>> r = MORALE.run({})
+>>> r["morale"]["total"], r["demoralised"]
+(6, False)
+>>> ROUND_ODDS.run({})["mean"]["value"]
+'71/25'
+>>> LOSSES.run({})["allocation"]["hits"]
+[1, 3, 1, 0]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any, Final
+
+from .. import present
+from ..dice import prob_json
+from ..schema import Boolean, Choice, Field, Group, Integer, ListOf, fraction_text
+from ..settings import rules_from, rules_group
+from ..widgets import Widget, register
+from . import air
+from . import retreat as retreat_map
+from .battle import fight
+from .examples import TWELVE_A_SIDE
+from .losses import Target, allocate
+from .morale import battle_morale
+from .narrate import narrate
+from .panic import must_test, panic_chance
+from .rout import demoralised, rout_chance
+from .rules import ROUNDS, SgsRules
+from .shots import Shooter, hits_distribution, round_modifiers
+from .units import Force, Setup, Unit
+
+__all__ = ["SETTINGS", "MORALE", "ROUND_ODDS", "LOSSES", "PANIC_ROUT", "INTERCEPTION", "BATTLE", "RETREAT",
+           "setup_from", "rules_of"]
+
+SETTINGS: Final = rules_group(SgsRules, "settings", "Values the source leaves open.", label="Settings")
+"""Every rule setting, in sections."""
+
+
+def rules_of(values: Mapping[str, Any]) -> SgsRules:
+    """The rules a widget's settings describe; settings a widget does not show keep their defaults."""
+    given = values["settings"]
+    if len(given) == len(SETTINGS.fields):
+        return rules_from(SgsRules, given)
+    return dataclasses.replace(SgsRules(), **given)
+
+
+def _assumptions(values: Mapping[str, Any], names: Sequence[str]) -> list[dict[str, str]]:
+    out = []
+    for name in names:
+        f = SETTINGS.field(name)
+        v = values["settings"][name]
+        shown = ("yes" if v else "no") if isinstance(f, Boolean) else (
+            f.label_for(v) if isinstance(f, Choice) else fraction_text(v) if isinstance(v, Fraction) else str(v))
+        out.append({"setting": f"settings.{name}", "value": shown, "note": f.assumed})
+    return out
+
+
+def _settings(*names: str) -> Group:
+    return Group("settings", "Values the source leaves open.", label="Settings",
+                 fields=tuple(SETTINGS.field(n) for n in names))
+
+
+def _dist_rows(dist: Any, label: str, side: str = "neutral") -> list[dict[str, Any]]:
+    return [{"result": label.format(k), **prob_json(p), "side": side} for k, p in dist.probabilities().items()]
+
+
+# Battle morale -----------------------------------------------------------------
+
+MORALE_INPUTS: Final = Group("inputs", "", fields=(
+    Integer("leader", "Morale of the side's leader (0 without one).", 2, minimum=-9, maximum=9, label="Leader morale"),
+    ListOf("units", "Base morale of each combat unit still fighting (support units do not count).",
+           tuple({"morale": m} for m in (3, 3, 4)), label="Combat units",
+           item=Group("unit", "", label="Unit", fields=(
+               Integer("morale", "Base morale.", 3, minimum=0, maximum=9, label="Morale"),)),
+           min_items=0, max_items=40),
+    Boolean("air", "The side has aircraft in the battle.", False, label="Aircraft present"),
+    Integer("armour", "Armour units on this side.", 1, minimum=0, maximum=40, label="Armour units"),
+    Integer("enemy_armour", "Armour units on the other side.", 0, minimum=0, maximum=40, label="Enemy armour"),
+    Integer("booster", "Morale boosters (HQ, leaders, logistics).", 0, minimum=-9, maximum=9, label="Boosters"),
+    Integer("scenario", "The scenario's morale bonus.", 0, minimum=-9, maximum=9, label="Scenario bonus"),
+    Integer("lost_units", "Units eliminated or panicked so far.", 0, minimum=0, maximum=40, label="Units lost"),
+    Integer("next_rounds", "Next rounds begun (one drop each).", 0, minimum=0, maximum=3, label="Next rounds"),
+    Integer("heavy_rounds", "Rounds of heavy losses so far.", 0, minimum=0, maximum=8, label="Heavy-loss rounds"),
+    _settings("mean_rounding", "demoralised", "rout_test", "rout_hold"),
+))
+
+
+def morale_compute(values: Mapping[str, Any]) -> dict[str, Any]:
+    rules = rules_of(values)
+    drops = values["lost_units"] + values["next_rounds"] + values["heavy_rounds"]
+    bm = battle_morale(values["leader"], [u["morale"] for u in values["units"]], air=values["air"],
+                       armour=values["armour"], enemy_armour=values["enemy_armour"], booster=values["booster"],
+                       scenario=values["scenario"], drops=drops, rounding=rules.mean_rounding)
+    morales = [u["morale"] for u in values["units"]]
+    low = demoralised(bm.total, rules)
+    return {"morale": bm.to_json(), "mean_exact": fraction_text(Fraction(sum(morales), len(morales)))
+            if morales else "0", "demoralised": low, "rout": prob_json(rout_chance(bm.total, rules)) if low else None,
+            "assumptions": _assumptions(values, ("mean_rounding", "demoralised", "rout_test", "rout_hold"))}
+
+
+def morale_render(r: Mapping[str, Any]) -> str:
+    m = r["morale"]
+    items = [{"rule": "Leader morale", "value": m["leader"]},
+             {"rule": f"Mean morale of the combat units ({r['mean_exact']}, rounded)", "value": m["mean"]},
+             {"rule": "Aircraft present", "value": m["air"]}, {"rule": "Armour present", "value": m["armour"]},
+             {"rule": "Armour superiority", "value": m["superiority"]}, {"rule": "Boosters", "value": m["booster"]},
+             {"rule": "Scenario bonus", "value": m["scenario"]},
+             {"rule": "Drops (units lost, next rounds, heavy losses)", "value": -m["drops"]}]
+    figs = [{"label": "Battle morale", "value": str(m["total"])},
+            {"label": "Demoralised", "value": "yes: the side tests for a rout" if r["demoralised"] else "no"}]
+    if r["rout"]:
+        figs.append({"label": "Chance the test routs it (assumed test)", **r["rout"]})
+    return (present.modifiers(items, m["total"], "Battle morale, term by term") + present.figures(figs)
+            + present.assumptions(r["assumptions"]))
+
+
+MORALE = register(Widget("sgs.battle_morale", "Battle morale", MORALE_INPUTS, morale_compute, morale_render,
+                         description="A side's battle morale with every term, and whether it must test for a rout."))
+
+
+# Round odds ---------------------------------------------------------------------
+
+SHOOTER = Group("shooter", "", label="Firing units", fields=(
+    Integer("value", "Combat value before the round's modifiers.", 4, minimum=-5, maximum=15, label="Combat value"),
+    Integer("rof", "Rate of fire: 2 for a division, 1 otherwise.", 2, minimum=0, maximum=4, label="Rate of fire"),
+    Boolean("elite", "Elite: re-rolls a miss.", False, label="Elite"),
+    Integer("count", "How many such units fire.", 1, minimum=1, maximum=20, label="Units"),
+))
+
+ROUND_INPUTS: Final = Group("inputs", "", fields=(
+    ListOf("shooters", "The units of one side that fire in the round.",
+           ({"value": 4, "rof": 2, "elite": False, "count": 2}, {"value": 5, "rof": 1, "elite": True, "count": 1}),
+           item=SHOOTER, min_items=1, max_items=12, label="Firing units"),
+    Integer("modifier", "Net modifier to every value this round (terrain, leaders, cards...).", 0,
+            minimum=-10, maximum=10, label="Net modifier"),
+    _settings("die"),
+))
+
+
+def _shooters(values: Mapping[str, Any]) -> list[Shooter]:
+    return [Shooter(s["value"] + values["modifier"], s["rof"], s["elite"])
+            for s in values["shooters"] for _ in range(s["count"])]
+
+
+def round_compute(values: Mapping[str, Any]) -> dict[str, Any]:
+    rules = rules_of(values)
+    dist = hits_distribution(_shooters(values), rules)
+    at_least = [{"hits": k, **prob_json(dist.at_least(k))} for k in sorted(dist) if k > 0]
+    return {"distribution": _dist_rows(dist, "{} hits"), "mean": {"value": fraction_text(dist.mean()),
+                                                                   "float": float(dist.mean())},
+            "at_least": at_least, "assumptions": _assumptions(values, ("die",))}
+
+
+def round_render(r: Mapping[str, Any]) -> str:
+    figs = [{"label": "Hits on average", "value": f"{r['mean']['value']} ≈ {r['mean']['float']:.2f}"}]
+    figs += [{"label": f"At least {a['hits']} hits", "p": a["p"], "float": a["float"]} for a in r["at_least"][:4]]
+    return (present.figures(figs) + present.distribution(r["distribution"], "Hits from the side's shots", "Hits")
+            + present.assumptions(r["assumptions"]))
+
+
+ROUND_ODDS = register(Widget("sgs.round_odds", "Hits in one round", ROUND_INPUTS, round_compute, round_render,
+                             description="Exact distribution of the hits one side's shots score."))
+
+
+# Loss allocation ------------------------------------------------------------------
+
+TARGET = Group("target", "", label="Units being hit", fields=(
+    Integer("strength", "Strength points left.", 3, minimum=0, maximum=20, label="Strength"),
+    Boolean("cav", "A CavUnit (armour, heavy mechanized).", False, label="CavUnit"),
+    Choice("priority", "Loss priority.", "normal", choices=("first", "normal", "last"),
+           labels={"first": "takes hits first", "normal": "normal", "last": "takes hits last"}, label="Priority"),
+))
+
+LOSS_INPUTS: Final = Group("inputs", "", fields=(
+    Integer("cav_hits", "Hits scored by the enemy's CavUnits.", 2, minimum=0, maximum=60, label="Hits from CavUnits"),
+    Integer("other_hits", "Hits scored by the enemy's OtherUnits.", 3, minimum=0, maximum=60,
+            label="Hits from OtherUnits"),
+    ListOf("targets", "The side taking the hits, in order.",
+           ({"strength": 1, "cav": False, "priority": "first"}, {"strength": 6, "cav": False, "priority": "normal"},
+            {"strength": 3, "cav": True, "priority": "normal"}, {"strength": 4, "cav": False, "priority": "last"}),
+           item=TARGET, min_items=1, max_items=20, label="Units being hit"),
+    _settings("split", "wastage_rounding"),
+))
+
+
+def loss_compute(values: Mapping[str, Any]) -> dict[str, Any]:
+    targets = tuple(Target(t["strength"], t["cav"], t["priority"]) for t in values["targets"])
+    out = allocate(values["cav_hits"], values["other_hits"], targets, rules_of(values))
+    rows = [{"unit": n + 1, "strength": t.strength, "cav": t.cav, "priority": t.priority, "hits": h,
+             "left": t.strength - h} for n, (t, h) in enumerate(zip(targets, out.hits))]
+    return {"allocation": out.to_json(), "rows": rows, "assumptions": _assumptions(values, ("split", "wastage_rounding"))}
+
+
+def loss_render(r: Mapping[str, Any]) -> str:
+    lines = [f"Unit {x['unit']} ({'CavUnit' if x['cav'] else 'OtherUnit'}, {x['priority']}, strength "
+             f"{x['strength']}): {x['hits']} hit(s), {x['left']} left" for x in r["rows"]]
+    lines.append(f"Hits lost: {r['allocation']['wasted']}")
+    return present.section("Where the hits land", present.steps(lines)) + present.assumptions(r["assumptions"])
+
+
+LOSSES = register(Widget("sgs.losses", "Loss allocation", LOSS_INPUTS, loss_compute, loss_render,
+                         description="Where every hit lands, CavUnits and OtherUnits, priorities and wastage."))
+
+
+# Panic and rout -------------------------------------------------------------------
+
+PANIC_INPUTS: Final = Group("inputs", "", fields=(
+    Integer("morale", "The unit's base morale.", 3, minimum=0, maximum=9, label="Unit morale"),
+    Integer("strength", "Strength points before this round's hits.", 4, minimum=1, maximum=20, label="Strength"),
+    Integer("hits", "Hits it took this round.", 2, minimum=0, maximum=20, label="Hits"),
+    Integer("battle_morale", "The side's battle morale after the round.", -1, minimum=-20, maximum=20,
+            label="Battle morale"),
+    _settings("die", "demoralised", "rout_test", "rout_hold"),
+))
+
+
+def panic_compute(values: Mapping[str, Any]) -> dict[str, Any]:
+    rules = rules_of(values)
+    tests = must_test(values["hits"], values["strength"])
+    low = demoralised(values["battle_morale"], rules)
+    return {"tests": tests, "eliminated": values["hits"] >= values["strength"],
+            "panic": prob_json(panic_chance(values["morale"], rules) if tests else Fraction(0)),
+            "demoralised": low, "rout": prob_json(rout_chance(values["battle_morale"], rules) if low else Fraction(0)),
+            "assumptions": _assumptions(values, ("die", "demoralised", "rout_test", "rout_hold"))}
+
+
+def panic_render(r: Mapping[str, Any]) -> str:
+    test = ("eliminated: no test" if r["eliminated"] else "yes" if r["tests"] else
+            "no: fewer hits than half its strength")
+    figs = [{"label": "Panic test", "value": test}, {"label": "Chance the unit panics", **r["panic"]},
+            {"label": "Side demoralised", "value": "yes" if r["demoralised"] else "no"},
+            {"label": "Chance the side routs (assumed test)", **r["rout"]}]
+    return present.figures(figs) + present.assumptions(r["assumptions"])
+
+
+PANIC_ROUT = register(Widget("sgs.panic_rout", "Panic and rout", PANIC_INPUTS, panic_compute, panic_render,
+                             description="Whether a unit tests for panic, and the odds of panic and rout."))
+
+
+# Interception, AA and air combat ------------------------------------------------------
+
+PLANE = Group("plane", "", label="Planes", fields=(
+    Integer("value", "Air-to-air combat value.", 4, minimum=0, maximum=15, label="Air combat"),
+    Integer("rof", "Shots.", 1, minimum=0, maximum=4, label="Rate of fire"),
+    Boolean("fighter", "A fighter (gains the radar bonus).", True, label="Fighter"),
+))
+
+AIR_INPUTS: Final = Group("inputs", "", fields=(
+    Boolean("destination", "The intercepted stack has reached its destination.", False, label="At destination"),
+    Boolean("radar", "A nation of the intercepting side has radar.", False, label="Interceptors have radar"),
+    Boolean("inactive_fighters", "The inactive side has a fighter among its planes.", True, label="Inactive fighters"),
+    Boolean("same_region", "The interceptors are in the region crossed.", True, label="Same region"),
+    Boolean("grounded", "Every interceptor started on the ground at an airfield.", False, label="All grounded"),
+    Integer("card", "Net modifier from cards played at the start of air movement.", 0, minimum=-9, maximum=9,
+            label="Card modifier"),
+    Integer("aa_value", "Combat value of the AA fire.", 3, minimum=0, maximum=15, label="AA value"),
+    Integer("aa_shots", "AA shots.", 2, minimum=0, maximum=12, label="AA shots"),
+    Boolean("aa_radar", "The AA's nation has radar.", False, label="AA radar"),
+    Boolean("all_stealth", "Every plane fired at is stealthy.", False, label="All stealth"),
+    ListOf("attackers", "Planes of the moving (active) side.", ({"value": 4, "rof": 1, "fighter": True},),
+           item=PLANE, min_items=1, max_items=12, label="Moving planes"),
+    ListOf("defenders", "Planes of the intercepting side.", ({"value": 4, "rof": 1, "fighter": True},),
+           item=PLANE, min_items=1, max_items=12, label="Intercepting planes"),
+    Boolean("attacker_radar", "The moving side has radar.", False, label="Moving side radar"),
+    Boolean("defender_radar", "The intercepting side has radar.", False, label="Intercepting side radar"),
+    _settings("die", "intercept_below_zero", "air_panic_share", "air_winner"),
+))
+
+
+def _planes(items: Sequence[Mapping[str, Any]]) -> list[air.Plane]:
+    return [air.Plane(f"plane {n + 1}", 1, p["value"], rof=p["rof"], fighter=p["fighter"]) for n, p in enumerate(items)]
+
+
+def air_compute(values: Mapping[str, Any]) -> dict[str, Any]:
+    rules = rules_of(values)
+    mods = air.interception_modifiers(values["destination"], values["radar"], values["inactive_fighters"],
+                                      values["same_region"], values["grounded"], values["card"])
+    aa_value = values["aa_value"] + air.aa_modifier(radar=values["aa_radar"], all_stealth=values["all_stealth"])
+    volley = air.volley_odds([Shooter(aa_value, values["aa_shots"])], rules)
+    combat = air.air_combat_odds(_planes(values["attackers"]), _planes(values["defenders"]),
+                                 attacker_radar=values["attacker_radar"], defender_radar=values["defender_radar"],
+                                 rules=rules)
+    return {"modifiers": [{"rule": k, "value": v} for k, v in mods], "modifier_total": sum(v for _, v in mods),
+            "interception": prob_json(air.interception_chance(mods, rules)), "aa_value": aa_value,
+            "aa": [{"result": f"{p} panic(s), {h} hit(s)", **prob_json(q)} for (p, h), q in volley.probabilities().items()],
+            "combat": {k: prob_json(v) for k, v in combat.items()},
+            "assumptions": _assumptions(values, ("die", "intercept_below_zero", "air_panic_share", "air_winner"))}
+
+
+def air_render(r: Mapping[str, Any]) -> str:
+    return (present.modifiers(r["modifiers"], r["modifier_total"], "Interception roll modifiers")
+            + present.figures([{"label": "Interception succeeds (modified 0 to 3)", **r["interception"]},
+                               {"label": "Moving side wins the air combat", **r["combat"]["attacker"]},
+                               {"label": "Interceptors win (ties included)", **r["combat"]["defender"]}])
+            + present.distribution(r["aa"], f"AA fire at value {r['aa_value']}", "Effect")
+            + present.assumptions(r["assumptions"]))
+
+
+INTERCEPTION = register(Widget("sgs.interception", "Interception, AA and air combat", AIR_INPUTS, air_compute,
+                               air_render, description="Exact odds of an interception, an AA volley and an air combat."))
+
+
+# A whole battle ------------------------------------------------------------------------
+
+UNIT_FIELDS: Final[tuple[Field, ...]] = (
+    Integer("count", "How many such units.", 1, minimum=1, maximum=12, label="Units"),
+    Integer("strength", "Strength points.", 4, minimum=1, maximum=20, label="Strength"),
+    Integer("combat", "Combat value.", 4, minimum=-5, maximum=15, label="Combat"),
+    Integer("reduced", "Combat value at half strength or less.", 3, minimum=-5, maximum=15, label="Reduced"),
+    Integer("morale", "Base morale.", 3, minimum=0, maximum=9, label="Morale"),
+    Integer("rof", "Rate of fire.", 1, minimum=0, maximum=4, label="ROF"),
+    Boolean("elite", "Re-rolls a miss.", False, label="Elite"),
+    Boolean("cav", "A CavUnit.", False, label="CavUnit"),
+    Boolean("armour", "An armour unit.", False, label="Armour"),
+    Boolean("pursuit", "Can pursue (armoured or mechanized).", False, label="Pursuit"),
+    Choice("role", "Combat or support.", "combat", choices=("combat", "support"), label="Role"),
+    Boolean("artillery", "Fires in the artillery round.", False, label="Artillery"),
+    Boolean("air", "An aircraft able to attack land units.", False, label="Air"),
+    Boolean("mines", "A minefield.", False, label="Mines"),
+    Boolean("recon", "Fires in the recon round.", False, label="Recon"),
+    Choice("priority", "Loss priority.", "normal", choices=("first", "normal", "last"), label="Priority"),
+)
+
+
+def _unit_rows(units: Sequence[Unit]) -> tuple[dict[str, Any], ...]:
+    return tuple({"count": 1, "strength": u.strength, "combat": u.combat,
+                  "reduced": u.combat if u.reduced is None else u.reduced, "morale": u.morale, "rof": u.rof,
+                  "elite": u.elite, "cav": u.cav, "armour": u.armour, "pursuit": u.pursuit, "role": u.role,
+                  "artillery": u.artillery, "air": u.air, "mines": u.mines, "recon": u.recon,
+                  "priority": u.priority} for u in units)
+
+
+def _force_group(name: str, force: Force, label: str) -> Group:
+    return Group(name, "", label=label, fields=(
+        ListOf("units", "The side's units.", _unit_rows(force.units),
+               item=Group("unit", "", label="Unit", fields=UNIT_FIELDS), min_items=1, max_items=20, label="Units"),
+        Integer("leader_morale", "Leader's morale.", force.leader_morale, minimum=-9, maximum=9, label="Leader morale"),
+        Integer("leader_combat", "Leader's combat value.", force.leader_combat, minimum=0, maximum=9,
+                label="Leader combat"),
+        Integer("booster_combat", "Combat boosters.", force.booster_combat, minimum=-9, maximum=9, label="Combat boost"),
+        Integer("booster_morale", "Morale boosters.", force.booster_morale, minimum=-9, maximum=9, label="Morale boost"),
+        Integer("scenario_morale", "Scenario morale bonus.", force.scenario_morale, minimum=-9, maximum=9,
+                label="Scenario bonus"),
+        Integer("card", "Net card modifier to every shot.", force.card, minimum=-9, maximum=9, label="Cards"),
+        Integer("retreat_at", "Retreat from a next round at this battle morale or lower (-99: never).", -99,
+                minimum=-99, maximum=20, label="Retreat at"),
+        Boolean("retreat_after_recon", "Withdraw straight after a recon round.", False, label="Leave after recon"),
+    ))
+
+
+BATTLE_INPUTS: Final = Group("inputs", "", fields=(
+    _force_group("attacker", TWELVE_A_SIDE.attacker, "Attacker"),
+    _force_group("defender", TWELVE_A_SIDE.defender, "Defender"),
+    Integer("terrain_defence", "Terrain bonus to the defender.", TWELVE_A_SIDE.terrain_defence, minimum=0, maximum=3,
+            label="Terrain (defender)"),
+    Integer("terrain_attack", "Terrain penalty to the attacker.", TWELVE_A_SIDE.terrain_attack, minimum=0,
+            maximum=3, label="Terrain (attacker)"),
+    Integer("crossing", "Defender's bonus against a river or strait crossing (main round).", TWELVE_A_SIDE.crossing,
+            minimum=0, maximum=3, label="Crossing"),
+    Boolean("entrenched", "The defender is entrenched.", TWELVE_A_SIDE.entrenched, label="Entrenched"),
+    Boolean("recon_terrain", "The terrain allows recon.", True, label="Recon terrain"),
+    Boolean("pursuit_terrain", "The terrain allows pursuit.", True, label="Pursuit terrain"),
+    Choice("first_shot", "A card gives one side the first shot in the main round.", "none",
+           choices=("none", "attacker", "defender"), label="First shot"),
+    Choice("retreat_card", "A retreat card calls the battle off and sends this side back.", "none",
+           choices=("none", "attacker", "defender"), label="Retreat card"),
+    SETTINGS,
+))
+
+
+def _force(v: Mapping[str, Any]) -> Force:
+    units = tuple(Unit(f"unit {n + 1}" + (f".{k + 1}" if u["count"] > 1 else ""), strength=u["strength"],
+                       combat=u["combat"], reduced=u["reduced"], morale=u["morale"], rof=u["rof"], elite=u["elite"],
+                       cav=u["cav"], armour=u["armour"], pursuit=u["pursuit"], role=u["role"],
+                       artillery=u["artillery"], air=u["air"], mines=u["mines"], recon=u["recon"],
+                       priority=u["priority"])
+                  for n, u in enumerate(v["units"]) for k in range(u["count"]))
+    return Force(units, leader_morale=v["leader_morale"], leader_combat=v["leader_combat"],
+                 booster_combat=v["booster_combat"], booster_morale=v["booster_morale"],
+                 scenario_morale=v["scenario_morale"], card=v["card"],
+                 retreat_at=None if v["retreat_at"] == -99 else v["retreat_at"],
+                 retreat_after_recon=v["retreat_after_recon"])
+
+
+def setup_from(values: Mapping[str, Any]) -> Setup:
+    """The battle a form describes."""
+    first = values["first_shot"]
+    return Setup(_force(values["attacker"]), _force(values["defender"]), terrain_defence=values["terrain_defence"],
+                 terrain_attack=values["terrain_attack"], crossing=values["crossing"], entrenched=values["entrenched"],
+                 recon_terrain=values["recon_terrain"], pursuit_terrain=values["pursuit_terrain"],
+                 first_shot=None if first == "none" else first,
+                 retreat_card=None if values["retreat_card"] == "none" else values["retreat_card"])
+
+
+def battle_compute(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The battle before the first die: each side's morale and main-round hits."""
+    setup, rules = setup_from(values), rules_of(values)
+    out: dict[str, Any] = {"sides": {}}
+    for side, enemy in (("attacker", "defender"), ("defender", "attacker")):
+        own, other = setup.force(side), setup.force(enemy)
+        combat = own.combat_units
+        bm = battle_morale(own.leader_morale, [u.morale for u in combat], air=any(u.air for u in combat),
+                           armour=sum(u.armour for u in combat), enemy_armour=sum(u.armour for u in other.combat_units),
+                           booster=own.booster_morale, scenario=own.scenario_morale, rounding=rules.mean_rounding)
+        bonus = sum(v for _, v in round_modifiers(setup, side, "main", rules))  # type: ignore[arg-type]
+        dist = hits_distribution([Shooter(u.combat + bonus, u.rof, u.elite) for u in combat], rules)
+        out["sides"][side] = {"morale": bm.to_json(), "main_modifier": bonus,
+                              "main_hits": {"value": fraction_text(dist.mean()), "float": float(dist.mean())}}
+    out["assumptions"] = [a for a in _assumptions(values, [f.name for f in SETTINGS.fields])]
+    return out
+
+
+def battle_render(r: Mapping[str, Any]) -> str:
+    figs = []
+    for side, s in r["sides"].items():
+        figs.append({"label": f"{side.capitalize()} battle morale", "value": str(s["morale"]["total"])})
+        figs.append({"label": f"{side.capitalize()} hits expected in the main round "
+                              f"(modifier {present.signed(s['main_modifier'])})",
+                     "value": f"{s['main_hits']['value']} ≈ {s['main_hits']['float']:.2f}"})
+    return present.figures(figs) + present.assumptions(r["assumptions"])
+
+
+def battle_sample(values: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """One battle with ``random.Random(seed)``, recorded round by round."""
+    out = fight(setup_from(values), rules_of(values), random.Random(seed), record=True)
+    data = dataclasses.asdict(out)
+    data["events"] = list(out.events)
+    return {**data, "seed": seed}
+
+
+def battle_render_sample(r: Mapping[str, Any]) -> str:
+    return narrate(r)
+
+
+BATTLE = register(Widget("sgs.battle", "A whole battle", BATTLE_INPUTS, battle_compute, battle_render,
+                         sample=battle_sample, render_sample=battle_render_sample,
+                         description="A land battle fought round by round from a seed."))
+
+assert len(ROUNDS) == 8
+
+
+# Retreats and breakthroughs on a small map ---------------------------------------------
+
+def _region_group(r: Any) -> Group:
+    return Group(r.name.lower().replace(" ", "_"), "", label=r.name, fields=(
+        Boolean("entered", "An attacking unit entered the battle from here.", r.name in ("West", "South"),
+                label="Attacker came from here"),
+        Boolean("enemy", "Holds the attacker's combat units.", r.enemy, label="Attacker's units here"),
+        Boolean("unresolved", "A battle here is still to be fought.", r.unresolved, label="Unresolved battle"),
+        Boolean("passable", "Terrain and connection allow a retreat into it.", r.passable, label="Passable"),
+        Boolean("breakthrough", "Terrain allows a breakthrough into it.", r.breakthrough, label="Breakthrough terrain"),
+        Integer("room", "Units it can still take (-1: no limit).", -1 if r.room is None else r.room,
+                minimum=-1, maximum=20, label="Room"),
+        Integer("supply", "Regions to the defender's supply source.", r.supply, minimum=0, maximum=9,
+                label="Supply distance"),
+    ))
+
+
+_OUTER = tuple(r for r in retreat_map.SMALL_MAP.regions if r.name != "Battle")
+
+RETREAT_INPUTS: Final = Group("inputs", "", fields=(
+    Choice("loser", "The side that lost the battle.", "defender", choices=("defender", "attacker"), label="Loser"),
+    Integer("units", "Defending units that retreat.", 3, minimum=1, maximum=12, label="Defending units"),
+    Boolean("fort", "A friendly fortified structure stands in the battle region.", False, label="Fort in battle region"),
+    Boolean("breakthrough", "The scenario allows the attacker breakthroughs.", True, label="Breakthroughs allowed"),
+    Integer("used", "Breakthroughs the stack has made this turn.", 0, minimum=0, maximum=2, label="Breakthroughs made"),
+    Integer("limit", "Breakthroughs a turn for this side (one for some nations).", 2, minimum=1, maximum=2,
+            label="Breakthrough limit"),
+) + tuple(_region_group(r) for r in _OUTER))
+
+
+def _map_from(values: Mapping[str, Any]) -> tuple[Any, tuple[str, ...]]:
+    regions = []
+    entries = []
+    for r in retreat_map.SMALL_MAP.regions:
+        if r.name == "Battle":
+            regions.append(dataclasses.replace(r, fort=values["fort"]))
+            continue
+        v = values[r.name.lower().replace(" ", "_")]
+        regions.append(dataclasses.replace(r, enemy=v["enemy"], unresolved=v["unresolved"], passable=v["passable"],
+                                           breakthrough=v["breakthrough"], supply=v["supply"],
+                                           room=None if v["room"] < 0 else v["room"]))
+        if v["entered"]:
+            entries.append(r.name)
+    return retreat_map.RegionMap(tuple(regions)), tuple(entries)
+
+
+def retreat_compute(values: Mapping[str, Any]) -> dict[str, Any]:
+    m, entries = _map_from(values)
+    out: dict[str, Any] = {"map": m.to_json(), "entries": list(entries), "loser": values["loser"]}
+    if values["loser"] == "defender":
+        plans = retreat_map.defender_retreat_odds(m, "Battle", entries, values["units"])
+        out["plans"] = [{"destinations": list(p.destinations), "steps": list(p.steps), **prob_json(q)}
+                        for p, q in plans]
+        out["breakthrough"] = list(retreat_map.breakthrough_targets(m, "Battle", allowed=values["breakthrough"],
+                                                                    used=values["used"], limit=values["limit"]))
+    else:
+        plan = retreat_map.attacker_retreat(m, entries)
+        out["plans"] = [{"destinations": list(plan.destinations), "steps": list(plan.steps), "p": "1", "float": 1.0}]
+        out["breakthrough"] = []
+    return out
+
+
+def _svg(r: Mapping[str, Any]) -> str:
+    cells = {g["name"]: (60 + 120 * g["x"], 40 + 80 * g["y"]) for g in r["map"]}
+    reached = {d for p in r["plans"] for d in p["destinations"] if d}
+    lines, nodes = [], []
+    done: set[frozenset[str]] = set()
+    for g in r["map"]:
+        for n in g["neighbours"]:
+            key = frozenset((g["name"], n))
+            if key not in done:
+                done.add(key)
+                (x1, y1), (x2, y2) = cells[g["name"]], cells[n]
+                lines.append(f'<line class="link" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"></line>')
+    for g in r["map"]:
+        x, y = cells[g["name"]]
+        kinds = ["region"] + [k for k, on in (("battle", g["name"] == "Battle"), ("enemy", g["enemy"]),
+                                              ("unresolved", g["unresolved"]), ("closed", not g["passable"]),
+                                              ("reached", g["name"] in reached),
+                                              ("breakthrough", g["name"] in r["breakthrough"]),
+                                              ("entry", g["name"] in r["entries"])) if on]
+        label = present.esc(g["name"] + (" (fort)" if g["fort"] else ""))
+        nodes.append(f'<g class="{" ".join(kinds)}"><circle cx="{x}" cy="{y}" r="28"></circle>'
+                     f'<text x="{x}" y="{y + 4}" text-anchor="middle">{label}</text></g>')
+    return (f'<svg class="region-map" viewBox="0 0 480 220" role="img" aria-label="Region map">'
+            f'{"".join(lines)}{"".join(nodes)}</svg>')
+
+
+def retreat_render(r: Mapping[str, Any]) -> str:
+    who = "Defending" if r["loser"] == "defender" else "Attacking"
+    parts = [_svg(r)]
+    for p in r["plans"]:
+        where = ", ".join(d or "eliminated" for d in p["destinations"])
+        parts.append(present.section(f"{who} units go to: {where}",
+                                     present.steps(p["steps"]) + present.figures([{"label": "Chance", "p": p["p"],
+                                                                                    "float": p["float"]}])))
+    if r["loser"] == "defender":
+        bt = ", ".join(r["breakthrough"]) or "none"
+        parts.append(present.note(f"The attacker may break through into: {bt}."))
+    return "".join(parts)
+
+
+RETREAT = register(Widget("sgs.retreat", "Retreats and breakthroughs", RETREAT_INPUTS, retreat_compute,
+                          retreat_render, description="Where the loser retreats on a small region map, and where "
+                                                      "the winner may break through."))

@@ -1,0 +1,470 @@
+"""The card-driven game's battles: each rule as a test, exact odds by hand, seeded battles.
+
+Hand-worked fractions are written out in comments; where a brute force over
+the die's faces is cheap it checks the same number a second way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import random
+from fractions import Fraction
+
+import pytest
+
+from engine.settings import SETTING_KEY, rules_group
+from engine.sgs import air, retreat
+from engine.sgs.battle import fight
+from engine.sgs.examples import TWELVE_A_SIDE
+from engine.sgs.losses import Target, allocate, split
+from engine.sgs.morale import armour_superiority, battle_morale, heavy_losses, mean_morale
+from engine.sgs.panic import must_test, panic_chance
+from engine.sgs.rout import demoralised, rout_chance, who_tests
+from engine.sgs.rules import ROUND_MODIFIERS, SgsRules, faces
+from engine.sgs.shots import Shooter, hit_chance, hits_distribution, round_modifiers
+from engine.sgs.units import Force, Setup, Unit
+
+RULES = SgsRules()
+
+
+class Scripted(random.Random):
+    """A generator whose die shows the given faces in order (0-9 die unless told)."""
+
+    def __init__(self, shown: list[int], low: int = 0, sides: int = 10) -> None:
+        super().__init__(0)
+        self.shown, self.low, self.sides = list(shown), low, sides
+
+    def random(self) -> float:
+        return (self.shown.pop(0) - self.low + 0.5) / self.sides
+
+
+# The die and the settings ------------------------------------------------------
+
+def test_die_faces_setting() -> None:
+    assert faces(RULES) == tuple(range(10))
+    assert faces(SgsRules(die="1-10")) == tuple(range(1, 11))
+
+
+def test_every_setting_has_help_section_and_every_assumed_names_the_source() -> None:
+    group = rules_group(SgsRules)
+    for f in dataclasses.fields(SgsRules):
+        meta = f.metadata[SETTING_KEY]
+        assert meta["help"] and meta["section"]
+    assumed = {name for name, _ in group.assumed_fields()}
+    assert {"die", "rout_test", "rout_hold", "split", "demoralised", "reduced_at_half"} <= assumed
+
+
+# Battle morale -------------------------------------------------------------------
+
+def test_battle_morale_sums_every_term() -> None:
+    # leader 2 + mean of (3, 4, 4) = 11/3 -> 4, + air 1 + armour 1 + superiority (2 against 0) 1
+    # + boosters 2 + scenario 1 - drops 3 = 9
+    bm = battle_morale(2, [3, 4, 4], air=True, armour=2, enemy_armour=0, booster=2, scenario=1, drops=3)
+    assert (bm.leader, bm.mean, bm.air, bm.armour, bm.superiority, bm.booster, bm.scenario, bm.total) == \
+        (2, 4, 1, 1, 1, 2, 1, 9)
+    assert battle_morale(0, [], air=False, armour=0, enemy_armour=3).total == 0
+
+
+@pytest.mark.parametrize("morales, half_up, half_even", [
+    ([3, 4], 4, 4), ([2, 3], 3, 2), ([1, 2, 2], 2, 2), ([1, 1, 2], 1, 1), ([5], 5, 5)])
+def test_mean_morale_rounding(morales: list[int], half_up: int, half_even: int) -> None:
+    assert mean_morale(morales) == half_up
+    assert mean_morale(morales, "half even") == half_even
+
+
+@pytest.mark.parametrize("own, enemy, superior", [(2, 0, True), (1, 0, False), (2, 1, True), (3, 2, False),
+                                                  (4, 2, True), (0, 0, False)])
+def test_armour_superiority(own: int, enemy: int, superior: bool) -> None:
+    assert armour_superiority(own, enemy) is superior
+
+
+def test_heavy_losses_is_more_than_half() -> None:
+    # the source's own example: 9 strength points at the start, 5 lost
+    assert heavy_losses(5, 9)
+    assert not heavy_losses(4, 9)
+    assert not heavy_losses(3, 6)
+    assert heavy_losses(4, 6)
+
+
+# Shots -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("die", ["0-9", "1-10"])
+@pytest.mark.parametrize("target", range(-2, 12))
+def test_hit_chance_by_brute_force(die: str, target: int) -> None:
+    rules = SgsRules(die=die)
+    fs = faces(rules)
+    plain = Fraction(sum(f <= target for f in fs), len(fs))
+    assert hit_chance(target, rules) == plain
+    both = Fraction(sum(a <= target or b <= target for a, b in itertools.product(fs, fs)), len(fs) ** 2)
+    assert hit_chance(target, rules, elite=True) == both
+
+
+def test_hits_distribution_by_hand() -> None:
+    # an elite division (value 4, two shots) and a battalion (value 2, one shot), 0-9 die
+    # elite shot: 1/2 + 1/2 * 1/2 = 3/4; plain shot: 3/10
+    # P(0) = (1/4)^2 * 7/10 = 7/160; P(3) = (3/4)^2 * 3/10 = 27/160
+    dist = hits_distribution([Shooter(4, 2, elite=True), Shooter(2, 1)], RULES)
+    assert dist.probability(0) == Fraction(7, 160)
+    assert dist.probability(3) == Fraction(27, 160)
+    # P(1) = 2 * 3/4 * 1/4 * 7/10 + 1/16 * 3/10 = 42/160 + 3/160 = 45/160
+    assert dist.probability(1) == Fraction(45, 160)
+    assert dist.mean() == Fraction(3, 2) + Fraction(3, 10)
+
+
+def test_reduced_value_at_half_strength_or_less() -> None:
+    u = Unit("division", strength=6, combat=5, reduced=3)
+    assert [u.value(s, True) for s in (6, 4, 3, 1)] == [5, 5, 3, 3]
+    assert u.value(3, False) == 5
+
+
+def test_modifiers_by_round() -> None:
+    a = Force((Unit("tank", 3, 5, armour=True), Unit("tank", 3, 5, armour=True)), leader_combat=3,
+              booster_combat=1, card=2)
+    d = Force((Unit("rifles", 4, 4),), leader_combat=1, card=-1)
+    s = Setup(a, d, terrain_defence=2, terrain_attack=1, crossing=1, entrenched=True)
+    main = dict(round_modifiers(s, "attacker", "main", RULES))
+    assert main == {"cards": 2, "terrain": -1, "entrenchment": -1, "leaders": 2, "boosters": 1, "armour": 1}
+    assert dict(round_modifiers(s, "defender", "main", RULES)) == {"cards": -1, "terrain": 2, "crossing": 1}
+    assert "crossing" not in dict(round_modifiers(s, "defender", "next", RULES))
+    assert dict(round_modifiers(s, "attacker", "artillery", RULES)) == {"cards": 2, "terrain": -1,
+                                                                        "entrenchment": -1}
+    assert dict(round_modifiers(s, "attacker", "air", RULES)) == {"cards": 2, "terrain": -1, "entrenchment": -1}
+    assert dict(round_modifiers(s, "attacker", "mines", RULES)) == {"cards": 2}
+    assert dict(round_modifiers(s, "attacker", "recon", SgsRules(recon_modifiers="cards"))) == {"cards": 2}
+    assert ROUND_MODIFIERS["mines"] == ("cards",)
+
+
+# Loss allocation ------------------------------------------------------------------
+
+@pytest.mark.parametrize("method", ["largest remainder", "highest averages"])
+def test_split_is_whole_and_within_room(method: str) -> None:
+    for hits in range(0, 13):
+        out = split(hits, [6, 3, 3], method)
+        assert sum(out) == hits and all(0 <= h <= r for h, r in zip(out, [6, 3, 3]))
+        if method == "largest remainder":
+            # never more than one hit away from the exact share
+            assert all(abs(h - Fraction(hits * r, 12)) < 1 for h, r in zip(out, [6, 3, 3]))
+
+
+def test_split_by_hand() -> None:
+    # 5 hits on 4, 2, 3: shares 20/9, 10/9, 15/9 -> 2, 1, 1 and remainders 2/9, 1/9, 6/9: the third gets one
+    assert split(5, [4, 2, 3]) == [2, 1, 2]
+    # highest averages: quotients 4, 2, 3 -> first; 2, 2, 3 -> third; 2, 2, 3/2 -> first (tie, listed first);
+    # 4/3, 2, 3/2 -> second; 4/3, 1, 3/2 -> third: [2, 1, 2]
+    assert split(5, [4, 2, 3], "highest averages") == [2, 1, 2]
+    # 6 hits on 6, 3, 3: shares 3, 3/2, 3/2; the tied remainders go to the first listed
+    assert split(6, [6, 3, 3]) == [3, 2, 1]
+    assert split(1, [2, 2]) == [1, 0]
+
+
+def test_cav_hits_go_to_cav_units_first_then_overflow() -> None:
+    targets = (Target(4), Target(1, cav=True))
+    # 3 CavUnit hits: 1 fills the enemy CavUnit, 2 overflow onto the OtherUnit
+    assert allocate(3, 0, targets, RULES).hits == (2, 1)
+    # OtherUnits' hits go to OtherUnits
+    assert allocate(0, 3, targets, RULES).hits == (3, 0)
+
+
+def test_other_hits_fall_on_cav_units_when_no_other_units_left() -> None:
+    targets = (Target(0), Target(4, cav=True))
+    # only CavUnits left: half of 3 OtherUnit hits, rounded down, is 1; 2 wasted
+    assert allocate(0, 3, targets, RULES) == allocate(0, 3, targets, RULES)
+    out = allocate(0, 3, targets, RULES)
+    assert out.hits == (0, 1) and out.wasted == 2
+    up = allocate(0, 3, targets, SgsRules(wastage_rounding="up"))
+    assert up.hits == (0, 2) and up.wasted == 1
+    # CavUnit hits are not halved
+    assert allocate(3, 0, targets, RULES).hits == (0, 3)
+
+
+def test_take_hits_first_and_last() -> None:
+    targets = (Target(5, priority="last"), Target(2), Target(1, priority="first"))
+    assert allocate(0, 1, targets, RULES).hits == (0, 0, 1)
+    assert allocate(0, 3, targets, RULES).hits == (0, 2, 1)
+    assert allocate(2, 3, targets, RULES).hits == (2, 2, 1)
+
+
+def test_excess_hits_are_lost_and_hits_are_conserved() -> None:
+    rng = random.Random(5)
+    for _ in range(300):
+        targets = tuple(Target(rng.randint(0, 6), cav=rng.random() < 0.4,
+                               priority=rng.choice(("first", "normal", "normal", "last"))) for _ in range(5))
+        c, o = rng.randint(0, 12), rng.randint(0, 12)
+        out = allocate(c, o, targets, RULES)
+        assert sum(out.hits) + out.wasted == c + o
+        assert all(0 <= h <= t.strength for h, t in zip(out.hits, targets))
+        if out.wasted and not all(t.cav for t in targets if t.strength):
+            assert sum(out.hits) == sum(t.strength for t in targets)
+
+
+# Panic and rout --------------------------------------------------------------------
+
+def test_panic_threshold_and_chance() -> None:
+    assert must_test(2, 4) and must_test(2, 3) and not must_test(1, 3)
+    assert not must_test(4, 4)  # eliminated: nothing to test
+    # morale 3 on 0-9: fails on 7, 8, 9; on 1-10: on 7, 8, 9, 10
+    assert panic_chance(3, RULES) == Fraction(3, 10)
+    assert panic_chance(3, SgsRules(die="1-10")) == Fraction(2, 5)
+    assert panic_chance(0, RULES) == Fraction(9, 10)
+
+
+def test_demoralised_setting_and_rout_odds() -> None:
+    assert demoralised(-1, RULES) and not demoralised(0, RULES)
+    assert demoralised(0, SgsRules(demoralised="zero or below"))
+    # hold 4, BM -2: routs on a die above 2: 7 faces of 10
+    assert rout_chance(-2, RULES) == Fraction(7, 10)
+    assert rout_chance(-2, SgsRules(rout_test="certain")) == 1
+
+
+def test_who_tests_when_both_are_demoralised() -> None:
+    assert who_tests(True, False, (0, 0), (9, 9), RULES) == "attacker"
+    assert who_tests(True, True, (2, 1), (1, 1), RULES) == "attacker"
+    assert who_tests(True, True, (1, 2), (2, 1), RULES) == "attacker"  # tie on 3: more panics
+    assert who_tests(True, True, (2, 1), (2, 1), RULES) is None
+    assert who_tests(False, False, (5, 5), (0, 0), RULES) is None
+
+
+# Whole battles ---------------------------------------------------------------------
+
+def one(name: str = "rifles", **kw: object) -> Unit:
+    base = {"strength": 2, "combat": 4, "morale": 3}
+    base.update(kw)
+    return Unit(name, **base)  # type: ignore[arg-type]
+
+
+def test_elimination_ends_the_battle() -> None:
+    setup = Setup(Force((one(combat=9, rof=2),), leader_morale=3), Force((one(combat=-1),), leader_morale=3))
+    out = fight(setup, RULES, Scripted([0, 0, 9]), record=True)
+    assert (out.winner, out.reason, out.rounds, out.eliminated) == ("attacker", "eliminated", 1, (0, 1))
+    assert [e["round"] for e in out.events] == ["main"]
+
+
+def test_all_rounds_fought_then_the_defender_holds() -> None:
+    # nobody can hit: main and three next rounds; morale drops by one per next round
+    setup = Setup(Force((one(combat=-1),), leader_morale=5), Force((one(combat=-1),), leader_morale=5))
+    out = fight(setup, RULES, random.Random(0), record=True)
+    assert (out.winner, out.reason, out.rounds) == ("defender", "rounds", 4)
+    assert out.morale == (5, 5)  # 5 + 3 - 3
+    assert [e["round"] for e in out.events] == ["main", "next", "next", "next"]
+
+
+def test_special_rounds_only_with_units_for_them() -> None:
+    special = (one("guns", artillery=True, combat=-1), one("stukas", air=True, combat=-1),
+               one("mines", mines=True, combat=-1), one("scouts", recon=True, combat=-1))
+    setup = Setup(Force(special, leader_morale=9), Force((one(combat=-1),), leader_morale=9))
+    out = fight(setup, RULES, random.Random(0), record=True)
+    assert [e["round"] for e in out.events] == ["artillery", "air", "mines", "recon", "main", "next", "next", "next"]
+    no_recon = fight(dataclasses.replace(setup, recon_terrain=False), RULES, random.Random(0), record=True)
+    assert "recon" not in [e["round"] for e in no_recon.events]
+    assert out.rounds == 8
+
+
+def test_retreat_button_from_the_next_rounds_without_pursuit() -> None:
+    setup = Setup(Force((one(combat=-1),), leader_morale=5, retreat_at=100),
+                  Force((one(combat=-1, pursuit=True),), leader_morale=5))
+    out = fight(setup, RULES, random.Random(0))
+    assert (out.winner, out.reason, out.retreated, out.rounds, out.pursuit) == ("defender", "retreat",
+                                                                               "attacker", 1, False)
+
+
+def test_demoralised_side_routs_and_is_pursued() -> None:
+    rules = SgsRules(rout_test="certain")
+    a = Force((one("tank", strength=3, combat=-1, cav=True, pursuit=True, rof=2),), leader_morale=3)
+    d = Force((one("rifles", strength=4, combat=-1, morale=0),), leader_morale=-1)
+    # the defender's BM is -1 + 0 = -1 from the start: after the main round (no hits either way) it routs
+    # (certain test), and the tank's pursuit fire (value -1) misses both shots
+    out = fight(Setup(a, d), rules, Scripted([5] * 10), record=True)
+    assert (out.winner, out.reason, out.routed, out.pursuit, out.rounds) == ("attacker", "rout", "defender",
+                                                                            True, 1)
+    assert [e["round"] for e in out.events] == ["main", "rout test", "pursuit"]
+    no_terrain = fight(Setup(a, d, pursuit_terrain=False), rules, Scripted([5] * 10))
+    assert not no_terrain.pursuit
+
+
+def test_total_elimination_takes_half_the_support() -> None:
+    support = tuple(one(f"depot {k}", role="support") for k in range(3))
+    a = Force((one("guns", combat=9, rof=2),), leader_morale=3)
+    d = Force((one(combat=-1),) + support, leader_morale=3)
+    down = fight(Setup(a, d), RULES, Scripted([0, 0, 0]))
+    up = fight(Setup(a, d), SgsRules(support_rounding="up"), Scripted([0, 0, 0]))
+    assert down.eliminated == (0, 2) and up.eliminated == (0, 3)
+    assert down.strengths[1] == (0, 0, 2, 2)
+
+
+def test_panic_in_battle() -> None:
+    a = Force((one("guns", strength=4, combat=9, rof=2),), leader_morale=5)
+    d = Force((one("rifles", strength=4, combat=-1, morale=3),), leader_morale=5)
+    # main round: the guns roll 0, 0 (two hits), the rifles roll 5 (a miss); 2 hits of 4 call for a
+    # test, and 7 is above twice the morale 3: the rifles panic and the defender has nobody left
+    out = fight(Setup(a, d), RULES, Scripted([0, 0, 5, 7]), record=True)
+    assert (out.winner, out.reason, out.panics, out.eliminated) == ("attacker", "eliminated", (0, 1), (0, 0))
+    assert out.events[0]["panics"] == [{"side": "defender", "unit": "rifles", "die": 7, "morale": 3,
+                                        "panicked": True}]
+    # a 6 passes; the battle goes on
+    held = fight(Setup(a, d), RULES, Scripted([0, 0, 5, 6] + [9] * 20), record=True)
+    assert held.events[0]["panics"][0]["panicked"] is False and held.panics == (0, 0)
+
+
+def test_heavy_losses_and_losses_drop_morale_in_battle() -> None:
+    a = Force((one("guns", strength=9, combat=9, rof=2), one("guns", strength=9, combat=9, rof=2)),
+              leader_morale=5)
+    d = Force((one("rifles", strength=3, combat=-1, morale=9), one("rifles", strength=3, combat=-1, morale=9)),
+              leader_morale=5)
+    # four hits on 3 + 3: 2 each, more than half of 6 lost: one drop for heavy losses; no unit dies;
+    # the panic tests (2 of 3) roll 0 and pass
+    out = fight(Setup(a, d), RULES, Scripted([0, 0, 0, 0, 5, 5, 0, 0] + [9] * 20), record=True)
+    first = out.events[0]
+    assert first["heavy_losses"] == ["defender"]
+    assert first["morale_start"][1]["total"] - first["morale_end"][1] == 1
+
+
+def test_first_shot_card_applies_results_before_the_reply() -> None:
+    a = Force((one("rifles", strength=1, combat=9),), leader_morale=5)
+    d = Force((one("rifles", strength=1, combat=9),), leader_morale=5)
+    simultaneous = fight(Setup(a, d), RULES, Scripted([0, 0]))
+    assert simultaneous.eliminated == (1, 1) and simultaneous.winner == "defender"
+    first = fight(Setup(a, d, first_shot="attacker"), RULES, Scripted([0, 0]))
+    assert first.eliminated == (0, 1) and first.winner == "attacker"
+
+
+def test_air_units_are_not_hit_before_the_main_round() -> None:
+    a = Force((one("guns", combat=9, artillery=True, rof=2, strength=9),), leader_morale=9)
+    d = Force((one("stukas", air=True, combat=-1), one("rifles", strength=9, combat=-1)), leader_morale=9)
+    out = fight(Setup(a, d), RULES, random.Random(1), record=True)
+    first = out.events[0]
+    assert first["round"] == "artillery"
+    assert all(h["unit"] == "rifles" for alloc in first["allocation"] for h in alloc["hits"])
+
+
+def test_seeded_battles_replay_and_record_changes_nothing() -> None:
+    for seed in range(20):
+        a = fight(TWELVE_A_SIDE, RULES, random.Random(seed), record=True)
+        b = fight(TWELVE_A_SIDE, RULES, random.Random(seed), record=False)
+        assert dataclasses.replace(a, events=()) == b
+        json.dumps(a.events)  # JSON-able
+
+
+def test_monte_carlo_matches_the_exact_duel() -> None:
+    # one strength-1 unit each, value 4 on 0-9 (hit 1/2), morale high enough for every round:
+    # per round: attacker alone hits 1/4 (wins), defender alone 1/4, both 1/4 (no one left: defender),
+    # both miss 1/4 (next round). Four rounds: P(attacker) = 1/4 * (1 + 1/4 + 1/16 + 1/64) = 85/256.
+    setup = Setup(Force((one(strength=1),), leader_morale=5), Force((one(strength=1),), leader_morale=5))
+    n = 20000
+    wins = sum(fight(setup, RULES, random.Random(i)).winner == "attacker" for i in range(n))
+    p = Fraction(85, 256)
+    sd = math.sqrt(p * (1 - p) / n)
+    # 4.5 standard deviations: a false failure about once in 150,000 runs; the seeds are fixed anyway
+    assert abs(wins / n - float(p)) < 4.5 * sd
+
+
+# Air -----------------------------------------------------------------------------------
+
+def test_aa_modifiers_and_volley_odds() -> None:
+    assert air.aa_modifier(radar=False, all_stealth=False) == 0
+    assert air.aa_modifier(radar=True, all_stealth=True) == -2
+    # two AA shots at value 4: successes 0, 1, 2 with 1/4, 1/2, 1/4; half of the successes (rounded
+    # down) are panics
+    odds = air.volley_odds([Shooter(4, 2)], RULES)
+    assert odds.probabilities() == {(0, 0): Fraction(1, 4), (0, 1): Fraction(1, 2), (1, 1): Fraction(1, 4)}
+
+
+def test_interception_by_hand() -> None:
+    assert air.interceptor(True, True) == "inactive"
+    assert air.interceptor(True, False) == "active"
+    assert air.interceptor(False, False) is None
+    # no modifiers: 0..3 of 0-9 -> 2/5; on 1-10 -> 1..3 -> 3/10
+    assert air.interception_chance((), RULES) == Fraction(2, 5)
+    assert air.interception_chance((), SgsRules(die="1-10")) == Fraction(3, 10)
+    # radar -3: rolls 0..6 -> 7/10; with negatives failing, 3..6 -> 2/5
+    mods = air.interception_modifiers(False, True, True, True, False)
+    assert air.interception_chance(mods, RULES) == Fraction(7, 10)
+    assert air.interception_chance(mods, SgsRules(intercept_below_zero=False)) == Fraction(2, 5)
+    assert dict(air.interception_modifiers(True, True, False, False, True, card=2)) == {
+        "destination": -1, "radar": -3, "no fighters": 5, "next region": -1, "grounded": 1, "card": 2}
+
+
+def test_air_combat_odds_against_brute_force() -> None:
+    a = [air.Plane("fighter", 2, 3, fighter=True, rof=2), air.Plane("bomber", 2, 1)]
+    d = [air.Plane("fighter", 2, 4, fighter=True)]
+    got = air.air_combat_odds(a, d, attacker_radar=True, defender_radar=False, rules=RULES)
+    # attacker fighter 3 + 1 (radar) = 4 -> 1/2 twice; bomber 1 -> 1/5; defender 4 -> 1/2
+    fs = range(10)
+    wins = sum((x <= 4) + (y <= 4) + (z <= 1) > (w <= 4) for x, y, z, w in itertools.product(fs, fs, fs, fs))
+    assert got["attacker"] == Fraction(wins, 10 ** 4)
+    both = air.air_combat_odds(a, d, attacker_radar=True, defender_radar=True, rules=RULES)
+    assert both["attacker"] < got["attacker"]
+
+
+def test_aa_panics_go_to_the_lowest_morale() -> None:
+    planes = [air.Plane("a", 2, morale=4), air.Plane("b", 2, morale=2), air.Plane("c", 2, morale=3)]
+    res = air.apply_volley(3, (), planes, RULES, random.Random(0))  # 1 panic, 2 hits
+    assert res.panicked == ("b",)
+    assert sum(h for _, h in res.hits) == 2 and all(name != "b" for name, _ in res.hits)
+
+
+# Retreats and breakthroughs --------------------------------------------------------
+
+def test_defender_retreats_toward_supply_and_jumps_when_overstacked() -> None:
+    m = retreat.SMALL_MAP
+    assert retreat.defender_options(m, "Battle", ("West",)) == ("North", "East")
+    plan = retreat.defender_retreat(m, "Battle", ("West",), 2, random.Random(0))
+    assert plan.destinations == ("East", "East")
+    assert retreat.defender_retreat(m, "Battle", ("West",), 3, random.Random(0)).destinations == \
+        ("East", "East", "Far East")
+
+
+def test_defender_refuge_and_elimination() -> None:
+    shut = retreat.RegionMap(tuple(dataclasses.replace(r, unresolved=True) if r.name in ("North", "East") else r
+                                   for r in retreat.SMALL_MAP.regions))
+    assert retreat.defender_options(shut, "Battle", ("West",)) == ()
+    assert retreat.defender_retreat(shut, "Battle", ("West",), 2, random.Random(0)).destinations == (None, None)
+    fort = retreat.RegionMap(tuple(dataclasses.replace(r, fort=True) if r.name == "Battle" else r
+                                   for r in shut.regions))
+    assert retreat.defender_retreat(fort, "Battle", ("West",), 1, random.Random(0)).destinations == (retreat.FORT,)
+
+
+def test_random_choice_among_equally_supplied_regions() -> None:
+    m = retreat.RegionMap((retreat.Region("B", ("X", "Y")), retreat.Region("X", ("B",), supply=1),
+                           retreat.Region("Y", ("B",), supply=1)))
+    seen = {retreat.defender_retreat(m, "B", (), 1, random.Random(s)).destinations[0] for s in range(20)}
+    assert seen == {"X", "Y"}
+
+
+def test_attacker_returns_to_entry_and_breakthrough_limit() -> None:
+    m = retreat.SMALL_MAP
+    assert retreat.attacker_retreat(m, ("West", "West")).destinations == ("West", "West")
+    assert retreat.attacker_retreat(m, ("South",)).destinations == ("South",)
+    shut = retreat.RegionMap(tuple(dataclasses.replace(r, unresolved=True) if r.name == "South" else r
+                                   for r in m.regions))
+    assert retreat.attacker_retreat(shut, ("West", "South")).destinations == ("West", None)
+    assert retreat.breakthrough_targets(m, "Battle", allowed=False, used=0) == ()
+    assert retreat.breakthrough_targets(m, "Battle", allowed=True, used=1) == ("West", "North", "East")
+    assert retreat.breakthrough_targets(m, "Battle", allowed=True, used=1, limit=1) == ()
+
+
+def test_retreat_card_cancels_the_battle() -> None:
+    setup = Setup(Force((one(),)), Force((one(),)), retreat_card="defender")
+    out = fight(setup, RULES, random.Random(0))
+    assert (out.winner, out.reason, out.rounds, out.retreated, out.losses) == ("attacker", "card", 0, "defender",
+                                                                              (0, 0))
+
+
+def test_a_side_may_leave_after_the_recon_round() -> None:
+    a = Force((one("scouts", recon=True, combat=-1), one(combat=-1)), leader_morale=5, retreat_after_recon=True)
+    d = Force((one(combat=-1),), leader_morale=5)
+    out = fight(Setup(a, d), RULES, random.Random(0), record=True)
+    assert (out.winner, out.reason, out.retreated, out.rounds) == ("defender", "retreat", "attacker", 1)
+    assert not out.pursuit
+
+
+def test_breakthrough_needs_a_winning_attacker_with_mobile_units() -> None:
+    tank = one("tank", combat=9, rof=2, pursuit=True, cav=True)
+    out = fight(Setup(Force((tank,), leader_morale=3), Force((one(combat=-1),), leader_morale=3)), RULES,
+                Scripted([0, 0, 9]))
+    assert out.winner == "attacker" and out.breakthrough
+    foot = fight(Setup(Force((one(combat=9, rof=2),), leader_morale=3), Force((one(combat=-1),), leader_morale=3)),
+                 RULES, Scripted([0, 0, 9]))
+    assert foot.winner == "attacker" and not foot.breakthrough
