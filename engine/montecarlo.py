@@ -113,6 +113,8 @@ def wilson(successes: int, trials: int, confidence: Fraction = DEFAULT_CONFIDENC
     >>> i = wilson(8, 10)
     >>> round(i.low, 4), round(i.high, 4)
     (0.4902, 0.9433)
+    >>> wilson(3, 3).high, wilson(0, 3).low
+    (1.0, 0.0)
     >>> wilson(0, 0)
     Interval(estimate=0.0, low=0.0, high=1.0)
     """
@@ -126,7 +128,9 @@ def wilson(successes: int, trials: int, confidence: Fraction = DEFAULT_CONFIDENC
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
+    low = 0.0 if successes == 0 else min(p, max(0.0, centre - half))
+    high = 1.0 if successes == n else max(p, min(1.0, centre + half))
+    return Interval(p, low, high)
 
 
 def _exact(value: Number) -> int | Fraction:
