@@ -53,8 +53,9 @@ def _answer(w: widgets.Widget, values: dict[str, Any], base: Mapping[str, Any] |
     """Compute, render and link validated inputs: nothing here validates them again."""
     result = w.result(values)
     html = w.render(result)
-    return {"result": result, "html": html, "digest": html_digest(html),
-            "link": w.link_diff(values, w.base_values(base)), "inputs": jsonable(values)}
+    start = w.base_values(base)
+    return {"result": result, "html": html, "digest": html_digest(html), "link": w.link_diff(values, start),
+            "state": w.state_text(values, start), "inputs": jsonable(values)}
 
 
 def _sample(w: widgets.Widget, inputs: Mapping[str, Any] | None, seed: Any) -> dict[str, Any]:
@@ -125,6 +126,10 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
 
 def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
     """Answer one request: ``{"op", "widget", "inputs", "base"?, "seed"?, "params"?}``.
+
+    ``run`` and ``from_link`` answer the link both ways: ``link`` (dotted
+    paths to text) and ``state`` (the compact :mod:`engine.linkstate` text);
+    ``from_link`` reads ``params[""]`` as such a state.
 
     ``estimate`` takes ``seed``, ``first``, ``count``, ``tally`` and
     ``render`` as well (see :func:`_estimate`). Each request validates its

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from . import montecarlo
+from . import linkstate, montecarlo
 from .montecarlo import Tally
 from .schema import Group, InputError, flatten, fraction_text, jsonable, to_text, unflatten
 
@@ -228,16 +228,32 @@ class Widget:
 
     def from_link(self, pairs: Mapping[str, str],
                   base: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[InputError]]:
-        """Inputs from link text over ``base``; rejected parts are reported and left as in ``base``."""
-        start = self.base_values(base)
-        values, errors = unflatten(self.inputs, pairs, start)
+        """Inputs from link text over ``base``; rejected parts are reported and left as in ``base``.
+
+        ``pairs`` holds dotted paths (``{"terrain": "forest"}``); the key
+        ``""`` (the instance's own parameter, ``?sg-combat=~1.…``) may carry a
+        :mod:`engine.linkstate` state, which is read first, the dotted paths
+        over it.
+        """
+        start = fallback = self.base_values(base)
+        pairs = dict(pairs)
+        errors: list[InputError] = []
+        state = pairs.pop("", None)
+        if state is not None:
+            start, errors = linkstate.decode(self.inputs, state, start)
+        values, more = unflatten(self.inputs, pairs, start)
+        errors += more
         if self.check is not None:
             try:
                 self.check(values)
             except InputError as exc:
                 errors.append(exc)
-                values = start
+                values = fallback
         return values, errors
+
+    def state_text(self, values: Mapping[str, Any], base_values: Mapping[str, Any]) -> str:
+        """The compact link state (:mod:`engine.linkstate`) of validated values against a validated base."""
+        return linkstate.encode(self.inputs, values, base_values)
 
     def describe(self) -> dict[str, Any]:
         out = {"id": self.id, "title": self.title, "description": self.description,
