@@ -215,3 +215,36 @@ def test_a_bad_part_is_rejected_on_its_path_and_the_rest_kept(payload, path):
     if mixed:
         values, errors = linkstate.decode(SMALL, "~1.j" + b64(json.dumps(mixed).encode()), base)
         assert values["sides"] == 4 and [e.field for e in errors] == [path]
+
+
+# The site's example links -----------------------------------------------------------------------------------
+
+EXAMPLE_LINK_CEILING = 400
+"""Longest example link a page may carry, in the shorter of its two forms (the largest today: 265)."""
+
+
+def example_links():
+    from pathlib import Path
+
+    import build
+    content = Path(__file__).resolve().parent.parent / "site" / "content"
+    for path in sorted(content.rglob("*.md")):
+        for kind, ident, instance, _title, pairs, examples in build.page_blocks(path.read_text("utf-8"), str(path)):
+            if kind != "widget":
+                continue
+            w = widgets.get(ident)
+            base, _ = w.from_link(pairs, None)
+            for title, ex in examples:
+                values, _ = w.from_link(ex, base)
+                dotted = "&".join(f"{instance}.{k}={build._quote(x)}" for k, x in w.link_state(values, base).items())
+                yield path.relative_to(content).as_posix(), title, dotted, f"{instance}={w.state_text(values, base)}"
+
+
+def test_the_largest_example_link_on_every_page_is_held():
+    worst: dict[str, int] = {}
+    for page, title, dotted, state in example_links():
+        shorter = min(len(dotted), len(state))
+        assert shorter <= EXAMPLE_LINK_CEILING, (page, title, len(dotted), len(state))
+        assert len(state) < 2000
+        worst[page] = max(worst.get(page, 0), shorter)
+    assert worst and max(worst.values()) <= EXAMPLE_LINK_CEILING
