@@ -351,7 +351,13 @@ def _read_tally(cls: type[Tally], data: Any) -> Tally:
         t.sums[str(name)] = Sums(_count(s[0]), _number(s[1]), _number(s[2]))
     for name, h in dict(data["hists"]).items():
         budget(1 + len(h))
-        t.hists[str(name)] = {int(str(k)): _count(n) for k, n in dict(h).items() if len(str(k)) <= 30}
+        if any(len(str(k)) > 30 for k in h):
+            raise ValueError("a histogram value is too long")
+        t.hists[str(name)] = {int(str(k)): _count(n) for k, n in dict(h).items()}
+    n = t.trials
+    if any(sum(per.values()) > n for per in t.counts.values()) or any(s.n > n for s in t.sums.values()) \
+            or any(sum(h.values()) > n for h in t.hists.values()):
+        raise ValueError("it counts more than the trials it covers")
     return t
 
 

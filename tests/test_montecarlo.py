@@ -223,6 +223,12 @@ def test_json_round_trip_is_exact():
     {"v": 1, "key": "", "confidence": "19/20", "ranges": [], "counts": {}, "sums": {}, "hists": {"x": {"a": 1}}},
     {"v": 1, "key": "", "confidence": "19/20", "ranges": [], "counts": {"x": {str(i): 1 for i in range(20001)}},
      "sums": {}, "hists": {}},
+    {"v": 1, "key": "", "confidence": "19/20", "ranges": [[0, 2]], "counts": {"x": {"a": 3}}, "sums": {}, "hists": {}},
+    {"v": 1, "key": "", "confidence": "19/20", "ranges": [[0, 2]], "counts": {}, "sums": {"x": [3, "1", "1"]},
+     "hists": {}},
+    {"v": 1, "key": "", "confidence": "19/20", "ranges": [[0, 2]], "counts": {}, "sums": {}, "hists": {"x": {"1": 3}}},
+    {"v": 1, "key": "", "confidence": "19/20", "ranges": [[0, 2]], "counts": {}, "sums": {},
+     "hists": {"x": {"1" * 40: 1}}},
 ])
 def test_hostile_tallies_are_input_errors(bad):
     with pytest.raises(InputError) as exc:
