@@ -19,12 +19,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import widgets
+from .montecarlo import Tally
 from .schema import InputError, jsonable
 
 __all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
-OPS = ("run", "sample", "from_link", "describe")
+OPS = ("run", "sample", "from_link", "describe", "estimate")
 """The only operations the browser may ask for."""
+
+MAX_CHUNK = 100_000
+"""Most trials one ``estimate`` request may run (the worker asks for ~10 ms of trials at a time)."""
+
+MAX_TRIAL_INDEX = 2**53
+"""Trial indices run from 0 to this (a JavaScript number holds them exactly)."""
 
 
 def html_digest(html: str) -> str:
@@ -39,18 +46,24 @@ def html_digest(html: str) -> str:
 
 def _run(w: widgets.Widget, inputs: Mapping[str, Any] | None,
          base: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    values = w.validate(inputs)
-    result = w.run(values)
+    return _answer(w, w.validate(inputs), base)
+
+
+def _answer(w: widgets.Widget, values: dict[str, Any], base: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Compute, render and link validated inputs: nothing here validates them again."""
+    result = w.result(values)
     html = w.render(result)
-    return {"result": result, "html": html, "digest": html_digest(html), "link": w.link_state(values, base),
-            "inputs": jsonable(values)}
+    start = w.base_values(base)
+    return {"result": result, "html": html, "digest": html_digest(html), "link": w.link_diff(values, start),
+            "state": w.state_text(values, start), "inputs": jsonable(values)}
 
 
 def _sample(w: widgets.Widget, inputs: Mapping[str, Any] | None, seed: Any) -> dict[str, Any]:
-    if isinstance(seed, str) and seed.strip().isdigit():
-        seed = int(seed.strip())
-    sample = w.roll(inputs, seed)
-    html = w.render_sample(sample) if w.render_sample is not None else ""
+    if w.sample is None or w.render_sample is None:
+        raise InputError("", f"{w.id} has no sample roll")
+    seed = widgets.check_seed(seed)
+    sample = w.play(w.validate(inputs), seed)
+    html = w.render_sample(sample)
     return {"result": sample, "html": html, "digest": html_digest(html)}
 
 
@@ -58,13 +71,69 @@ def _from_link(w: widgets.Widget, params: Any, base: Mapping[str, Any] | None) -
     if not isinstance(params, Mapping) or not all(isinstance(v, str) for v in params.values()):
         raise InputError("", "link parameters must be text")
     values, rejected = w.from_link(params, base)
-    answer = _run(w, values, base)
+    answer = _answer(w, values, base)
     answer["rejected"] = [e.to_json() for e in rejected]
+    return answer
+
+
+def _whole(value: Any, name: str, low: int, high: int, what: str) -> int:
+    """A bounded whole number from a request (JSON number or text), or an InputError naming it."""
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 20:
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InputError(name, f"{value!r} is not {what}; enter a whole number from {low} to {high}",
+                         f"{low}..{high}")
+    return value
+
+
+def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
+    """One chunk of a Monte Carlo run; Python keeps nothing between chunks.
+
+    In: ``inputs``, ``seed``, ``first`` (first trial index), ``count``,
+    ``tally`` (the previous chunk's, or null), ``render`` (whether to return
+    HTML), optionally ``trials`` (the run's size; default the widget's).
+    Out: ``tally``, ``trials`` (how many it holds), ``next`` (the trial after
+    this chunk), ``done`` (it holds at least the run's size), and when asked
+    ``html`` and ``digest``.
+    """
+    if w.trial is None or w.render_tally is None:
+        raise InputError("", f"{w.id} has no Monte Carlo estimate")
+    seed = widgets.check_seed(message.get("seed"))
+    first = _whole(message.get("first", 0), "first", 0, MAX_TRIAL_INDEX, "a trial index")
+    count = _whole(message.get("count"), "count", 1, MAX_CHUNK, "a number of trials for one chunk")
+    total = _whole(message.get("trials", w.trials), "trials", 1, MAX_TRIAL_INDEX, "a number of trials")
+    if first + count > MAX_TRIAL_INDEX:
+        raise InputError("count", f"trials past {MAX_TRIAL_INDEX} are not run", f"first + count up to {MAX_TRIAL_INDEX}")
+    raw = message.get("tally")
+    tally = None if raw is None else Tally.from_json(raw)
+    values = w.validate(message.get("inputs"))
+    try:
+        tally = w.estimate(values, seed, first, count, tally)
+    except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError("first", f"{exc}; each trial is counted once", "trials not yet in the tally") from None
+    answer: dict[str, Any] = {"tally": tally.to_json(), "trials": tally.trials, "next": first + count,
+                              "done": tally.trials >= total}
+    if message.get("render"):
+        html = w.render_tally(tally, values)
+        answer["html"] = html
+        answer["digest"] = html_digest(html)
     return answer
 
 
 def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
     """Answer one request: ``{"op", "widget", "inputs", "base"?, "seed"?, "params"?}``.
+
+    ``run`` and ``from_link`` answer the link both ways: ``link`` (dotted
+    paths to text) and ``state`` (the compact :mod:`engine.linkstate` text);
+    ``from_link`` reads ``params[""]`` as such a state.
+
+    ``estimate`` takes ``seed``, ``first``, ``count``, ``tally`` and
+    ``render`` as well (see :func:`_estimate`). Each request validates its
+    inputs once (and a page's base once, then remembers it).
 
     ``base`` is the widget instance's starting inputs on its page; links are
     written and read relative to it.
@@ -81,6 +150,8 @@ def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
             return _run(w, message.get("inputs"), base)
         if op == "sample":
             return _sample(w, message.get("inputs"), message.get("seed"))
+        if op == "estimate":
+            return _estimate(w, message)
         return _from_link(w, message.get("params", {}), base)
     except (InputError, widgets.UnknownWidgetError) as exc:
         return {"error": exc.to_json()}
@@ -107,7 +178,7 @@ def warm_up_requests() -> list[dict[str, Any]]:
 
     >>> ops = {r["op"] for r in warm_up_requests()}
     >>> sorted(ops)
-    ['describe', 'from_link', 'run', 'sample']
+    ['describe', 'estimate', 'from_link', 'run', 'sample']
     """
     requests: list[dict[str, Any]] = [{"op": "describe"}]
     for w in widgets.all_widgets():
@@ -116,6 +187,9 @@ def warm_up_requests() -> list[dict[str, Any]]:
                      {"op": "run", "widget": w.id, "inputs": {"": None}}]  # a rejected input
         if w.sample is not None:
             requests.append({"op": "sample", "widget": w.id, "inputs": {}, "seed": "1"})
+        if w.trial is not None:
+            requests.append({"op": "estimate", "widget": w.id, "inputs": {}, "seed": 1, "first": 0, "count": 4,
+                             "tally": None, "render": True})
     return requests
 
 

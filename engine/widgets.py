@@ -1,9 +1,20 @@
 """The widget registry: every interactive calculator the site can show.
 
-A widget has an id (``small_general.combat``), a declared input schema, a
-pure function from validated inputs to a JSON result, an optional seeded
-sampler, and a renderer that turns a result into HTML. The same registry
-serves the command line, the site build and the browser worker.
+A widget has an id (``small_general.combat``), a declared input schema and
+up to three capabilities, each declared by the functions it supplies:
+
+* **calculator** (always): ``compute`` (validated inputs to a JSON result)
+  and ``render`` (result to HTML);
+* **sampler**: ``sample`` plays one seeded combat and records what happened
+  as structured data (events, rolls), and ``render_sample`` narrates it: a
+  pure step from that data to HTML, so a sample can be stored, replayed or
+  told again without playing it again;
+* **estimator**: ``trial`` plays one Monte Carlo trial from (inputs, its own
+  generator) into a :class:`~engine.montecarlo.Tally`, ``render_tally``
+  shows a tally, and ``trials`` is the run's default size. See
+  :mod:`engine.montecarlo`: the estimate depends on (inputs, seed, N) only.
+
+The same registry serves the command line, the site build and the browser worker.
 
 >>> from engine import widgets
 >>> "small_general.combat" in widgets.ids()
@@ -12,14 +23,22 @@ True
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import importlib
+import json
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
-from .schema import Group, InputError, flatten, jsonable, unflatten
+from . import linkstate, montecarlo
+from .montecarlo import Tally
+from .schema import Group, InputError, flatten, fraction_text, jsonable, to_text, unflatten
 
-__all__ = ["Widget", "register", "get", "ids", "all_widgets", "SYSTEM_MODULES", "UnknownWidgetError"]
+__all__ = ["Widget", "CAPABILITIES", "MAX_SEED", "register", "get", "ids", "all_widgets", "SYSTEM_MODULES", "UnknownWidgetError",
+           "check_seed"]
 
 Result = dict[str, Any]
 """A widget result: plain JSON data (probabilities as ``{"p": "5/18", "float": …}``)."""
@@ -32,6 +51,26 @@ SYSTEM_MODULES = (
     "engine.sgs",
 )
 """Game-system packages; importing one registers its widgets."""
+
+
+CAPABILITIES = ("calculator", "sampler", "estimator")
+"""What a widget can do, in the order :meth:`Widget.describe` lists them."""
+
+MAX_SEED = 2**53
+"""Largest seed a link or a request may carry (a JavaScript number holds it exactly)."""
+
+
+def check_seed(seed: Any) -> int:
+    """A seed from a request (a whole number or its text), or :class:`InputError`.
+
+    >>> check_seed("42"), check_seed(7)
+    (42, 7)
+    """
+    if isinstance(seed, str) and seed.strip().isdigit() and len(seed.strip()) <= 20:
+        seed = int(seed.strip())
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise InputError("seed", f"{seed!r} is not a seed; enter a whole number from 0 to 2**53", "0..2**53")
+    return seed
 
 
 class UnknownWidgetError(LookupError):
@@ -64,11 +103,41 @@ class Widget:
     render_sample: Callable[[Result], str] | None = None
     """Sample to HTML."""
     check: Callable[[dict[str, Any]], None] | None = None
-    """Cross-field validation; raises InputError for impossible combinations."""
+    """Cross-field validation; raises InputError for impossible combinations.
+
+    Contract: cheap. It runs on every request (and on every link part read),
+    before ``compute``; it may build what it needs to decide, but it must not
+    compute the result (no enumeration, no play). A widget whose compute can
+    also fail raises the same InputError there.
+    """
     description: str = ""
     """One sentence for listings."""
     extras: Mapping[str, Any] = field(default_factory=dict)
     """Free-form data a page template may use (e.g. tables the reader can view)."""
+    trial: Callable[[Mapping[str, Any], random.Random, Tally], None] | None = None
+    """Estimator: one Monte Carlo trial, (validated inputs, its own generator, tally to add into)."""
+    render_tally: Callable[[Tally, Mapping[str, Any]], str] | None = None
+    """Estimator: a tally (and the validated inputs) to HTML."""
+    trials: int = 0
+    """Estimator: the default number of trials of a run."""
+    confidence: Fraction = montecarlo.DEFAULT_CONFIDENCE
+    """Estimator: the confidence level of its intervals."""
+
+    def __post_init__(self) -> None:
+        if (self.sample is None) != (self.render_sample is None):
+            raise ValueError(f"{self.id}: a sampler needs both sample and render_sample")
+        if (self.trial is None) != (self.render_tally is None) or (self.trial is not None) != (self.trials > 0):
+            raise ValueError(f"{self.id}: an estimator needs trial, render_tally and trials > 0")
+
+    @property
+    def capabilities(self) -> tuple[str, ...]:
+        """Which of :data:`CAPABILITIES` this widget has.
+
+        >>> get("atg.battle").capabilities
+        ('calculator', 'sampler', 'estimator')
+        """
+        has = {"calculator": True, "sampler": self.sample is not None, "estimator": self.trial is not None}
+        return tuple(c for c in CAPABILITIES if has[c])
 
     def validate(self, raw: Mapping[str, Any] | None) -> dict[str, Any]:
         """Complete and check inputs; raises :class:`InputError`."""
@@ -79,7 +148,10 @@ class Widget:
 
     def run(self, raw: Mapping[str, Any] | None) -> Result:
         """Validate and compute; the result echoes the normalised inputs."""
-        values = self.validate(raw)
+        return self.result(self.validate(raw))
+
+    def result(self, values: dict[str, Any]) -> Result:
+        """Compute from inputs that :meth:`validate` returned (not validated again)."""
         result = self.compute(values)
         result.setdefault("widget", self.id)
         result.setdefault("inputs", jsonable(values))
@@ -89,35 +161,124 @@ class Widget:
         """Play one combat with a seed that replays it exactly."""
         if self.sample is None:
             raise InputError("", f"{self.id} has no sample roll")
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= 2**53:
-            raise InputError("seed", f"{seed!r} is not a seed; enter a whole number from 0 to 2**53", "0..2**53")
-        values = self.validate(raw)
+        seed = check_seed(seed)
+        return self.play(self.validate(raw), seed)
+
+    def play(self, values: dict[str, Any], seed: int) -> Result:
+        """The sampler on validated inputs and a checked seed: structured data, no prose."""
+        if self.sample is None:
+            raise InputError("", f"{self.id} has no sample roll")
         result = self.sample(values, seed)
         result.setdefault("seed", seed)
         result.setdefault("widget", self.id)
         return result
 
+    def tally_key(self, values: Mapping[str, Any], seed: int) -> str:
+        """What a tally of this widget estimates: a digest of the widget, inputs and seed.
+
+        Tallies merge only with the same key, so chunks of different inputs
+        or seeds are never mixed.
+        """
+        text = json.dumps([self.id, jsonable(values), seed], sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+    def estimate(self, values: dict[str, Any], seed: int, first: int, count: int,
+                 tally: Tally | None = None) -> Tally:
+        """Trials ``first`` … ``first + count - 1`` on validated inputs, added to ``tally``.
+
+        The answer depends on (inputs, seed, the trials covered) only.
+        """
+        if self.trial is None:
+            raise InputError("", f"{self.id} has no Monte Carlo estimate")
+        key = self.tally_key(values, seed)
+        if tally is None:
+            tally = Tally(key, self.confidence)
+        elif tally.key != key or tally.confidence != self.confidence:
+            raise InputError("tally", "the tally belongs to other inputs, another seed or another widget; "
+                             "start the run again without one")
+        return montecarlo.run_chunk(self.trial, values, seed, first, count, tally)
+
     def link_state(self, values: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dict[str, str]:
         """Dotted-path text of every input that differs from ``base``, for a shareable link."""
         return flatten(self.inputs, values, base)
 
+    def base_values(self, base: Mapping[str, Any] | None) -> dict[str, Any]:
+        """A page's base inputs, validated once and remembered (a page sends the same base every time).
+
+        Returns a fresh copy each call, so callers may not spoil the cache.
+        """
+        text = json.dumps(jsonable(base or {}), sort_keys=True, separators=(",", ":"))
+        cache = _BASE_CACHE.setdefault(self.id, {})
+        if text not in cache:
+            if len(cache) >= _BASE_CACHE_SIZE:
+                cache.pop(next(iter(cache)))
+            cache[text] = self.validate(base)
+        return copy.deepcopy(cache[text])
+
+    def link_diff(self, values: Mapping[str, Any], base_values: Mapping[str, Any]) -> dict[str, str]:
+        """:meth:`link_state` against an already validated base (nothing validated again).
+
+        >>> w = get("small_general.combat")
+        >>> v = w.validate({"terrain": "forest"})
+        >>> w.link_diff(v, w.base_values(None)) == w.link_state(v)
+        True
+        """
+        out: dict[str, str] = {}
+        _diff(self.inputs, values, base_values, "", out)
+        return out
+
     def from_link(self, pairs: Mapping[str, str],
                   base: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[InputError]]:
-        """Inputs from link text over ``base``; rejected parts are reported and left as in ``base``."""
-        start = self.validate(base)
-        values, errors = unflatten(self.inputs, pairs, start)
+        """Inputs from link text over ``base``; rejected parts are reported and left as in ``base``.
+
+        ``pairs`` holds dotted paths (``{"terrain": "forest"}``); the key
+        ``""`` (the instance's own parameter, ``?sg-combat=~1.…``) may carry a
+        :mod:`engine.linkstate` state, which is read first, the dotted paths
+        over it.
+        """
+        start = fallback = self.base_values(base)
+        pairs = dict(pairs)
+        errors: list[InputError] = []
+        state = pairs.pop("", None)
+        if state is not None:
+            start, errors = linkstate.decode(self.inputs, state, start)
+        values, more = unflatten(self.inputs, pairs, start)
+        errors += more
         if self.check is not None:
             try:
                 self.check(values)
             except InputError as exc:
                 errors.append(exc)
-                values = start
+                values = fallback
         return values, errors
 
+    def state_text(self, values: Mapping[str, Any], base_values: Mapping[str, Any]) -> str:
+        """The compact link state (:mod:`engine.linkstate`) of validated values against a validated base."""
+        return linkstate.encode(self.inputs, values, base_values)
+
     def describe(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "description": self.description,
-                "inputs": [f.describe() for f in self.inputs.fields],
-                "sample": self.sample is not None}
+        out = {"id": self.id, "title": self.title, "description": self.description,
+               "inputs": [f.describe() for f in self.inputs.fields],
+               "sample": self.sample is not None, "capabilities": list(self.capabilities)}
+        if self.trial is not None:
+            out["trials"] = self.trials
+            out["confidence"] = fraction_text(self.confidence)
+        return out
+
+
+_BASE_CACHE: dict[str, dict[str, dict[str, Any]]] = {}
+_BASE_CACHE_SIZE = 32
+
+
+def _diff(group: Group, values: Mapping[str, Any], base: Mapping[str, Any], prefix: str, out: dict[str, str]) -> None:
+    for f in group.fields:
+        if f.name not in values:
+            continue
+        path = f"{prefix}.{f.name}" if prefix else f.name
+        if isinstance(f, Group):
+            _diff(f, values[f.name], base[f.name], path, out)
+        elif jsonable(values[f.name]) != jsonable(base[f.name]):
+            out[path] = to_text(values[f.name])
 
 
 _REGISTRY: dict[str, Widget] = {}

@@ -59,12 +59,12 @@ def retreat_side(attack_sides: Sequence[int], enterable: Sequence[bool] | None =
     open_ = list(enterable) if enterable is not None else [True] * 6
     if not attack_sides:
         return None
-    x = sum(math.cos(math.radians(60 * s)) for s in attack_sides)
-    y = sum(math.sin(math.radians(60 * s)) for s in attack_sides)
+    x = math.fsum(math.cos(math.radians(60 * s)) for s in attack_sides)
+    y = math.fsum(math.sin(math.radians(60 * s)) for s in attack_sides)
     if abs(x) < 1e-9 and abs(y) < 1e-9:
         best = 0.0
     else:
-        best = (math.degrees(math.atan2(y, x)) / 60.0 + 3.0) % 6.0
+        best = round((math.degrees(math.atan2(y, x)) / 60.0 + 3.0) % 6.0, 9)  # a last-bit libm difference must not break a tie
     order = sorted(range(6), key=lambda s: (min(abs(s - best), 6 - abs(s - best)), s))
     for s in order:
         if open_[s]:

@@ -16,6 +16,7 @@ UnitState(readiness=70, morale=100, experience=0, entrenchment=0, action_points=
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Final
 
@@ -115,6 +116,6 @@ def merge(survivors: Sequence[Individual], supply: int = 100) -> UnitState:
         return UnitState(0, 0, 0, 0, 0, 0, 0)
 
     def avg(name: str) -> int:
-        return round(sum(getattr(x, name) for x in survivors) / n)
+        return round(math.fsum(getattr(x, name) for x in survivors) / n)
     return UnitState(readiness=avg("readiness"), morale=avg("morale"), experience=avg("xp"),
                      entrenchment=avg("entrenchment"), action_points=avg("ap"), supply=supply, fuel=avg("fuel"))

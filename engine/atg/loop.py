@@ -23,6 +23,7 @@ orderly retreat, the victory check.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping
 import dataclasses
@@ -549,7 +550,7 @@ class Battle:
                 if not fighting:
                     continue
                 remaining = 100.0 * len(fighting) / u.count
-                morale = sum(p.morale for p in fighting) / len(fighting)
+                morale = math.fsum(p.morale for p in fighting) / len(fighting)
                 if not parts.panic_possible(remaining, morale, u.can_retreat, f["no_retreat_morale_factor"],
                                             f["panic_complement"] == 1.0):
                     continue
@@ -699,6 +700,6 @@ class Battle:
                          withdrawals=sum(1 for u in self.units[side] if u.withdrew),
                          capitulated=sum(1 for p in ps if p.status == CAPITULATED),
                          broke_through=sum(1 for p in ps if p.broken),
-                         experience=sum(p.xp_gained for p in ps))
+                         experience=math.fsum(p.xp_gained for p in ps))
 
 

@@ -1,7 +1,8 @@
 """Every Advanced Tactics Gold widget, declared in one place.
 
 Calculators for the loop's parts (exact, with ``Fraction`` results) and
-``atg.battle``, one seeded battle told round by round.
+``atg.battle``, one seeded battle told round by round, and a Monte Carlo
+estimate of many (``battle_trial``, ``battle_render_tally``).
 
 >>> from engine.widgets import get
 >>> get("atg.hit_chance").run({"attack": "30", "hit_points": "20"})["hit"]["p"]
@@ -17,19 +18,20 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
-from .. import present
+from .. import montecarlo, present
 from ..dice import prob_json
 from ..schema import Boolean, Choice, Group, Integer, ListOf, Number, fraction_text
 from ..settings import rules_from
 from ..widgets import Widget, register
 from . import parts
+from .endings import ENDINGS
 from .loop import fight
 from .narrate import ENDING_TEXT, narrate
 from .rules import RULES_GROUP, Rules, concentric_values
 from .setup import COMBAT_TYPES, AASupport, Interceptor, Setup, Unit, UnitState
 from .units import LANDSCAPES, ROSTER
 
-__all__ = ["WIDGETS", "rules_subset", "battle_setup"]
+__all__ = ["WIDGETS", "rules_subset", "battle_setup", "battle_trial", "battle_render_tally", "BATTLE_TRIALS"]
 
 
 def rules_subset(*names: str) -> Group:
@@ -451,6 +453,67 @@ def battle_render_sample(res: Mapping[str, Any]) -> str:
             + present.section("After the battle", present.steps(after, ordered=False)))
 
 
+BATTLE_TRIALS: Final = 1000
+"""Default size of a Monte Carlo run of ``atg.battle`` (about 0.6 ms a battle in CPython)."""
+
+ENDING_LABELS: Final = {"attacker_won": "Attacker won", "defender_held": "Defender held", "standoff": "Standoff",
+                        "breakoff": "Sea attack broke off"}
+ENDING_SIDES: Final = {"attacker_won": "attacker", "defender_held": "defender"}
+
+_prepared: list[Any] = [None, None, None]
+"""The last (inputs, setup, rules) a trial built: a chunk's trials share one inputs object."""
+
+
+def _prepare(v: Mapping[str, Any]) -> tuple[Setup, Rules]:
+    if _prepared[0] is not v:
+        _prepared[:] = [v, battle_setup(v), rules_from(Rules, v["rules"])]
+    return _prepared[1], _prepared[2]
+
+
+def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tally) -> None:
+    """One battle, unrecorded, into the tally: its ending, rounds, and per side the
+    individuals lost (in all and by type), the survivors, panics and experience.
+
+    >>> from engine.widgets import get
+    >>> t = get("atg.battle").estimate(BATTLE_INPUTS.validate({}), 1, 0, 20)
+    >>> t.trials, sum(t.counts["ending"].values())
+    (20, 20)
+    """
+    setup, rules = _prepare(v)
+    o = fight(setup, rules, rng, record=False)
+    tally.count("ending", o.ending)
+    tally.observe("rounds", o.rounds)
+    for name, side in (("attacker", o.attacker), ("defender", o.defender)):
+        tally.observe(f"{name}.lost", sum(side.casualties.values()))
+        tally.observe(f"{name}.survivors", sum(side.survivors.values()))
+        tally.observe(f"{name}.panics", side.panics)
+        tally.measure(f"{name}.experience", side.experience)
+        for kind, n in side.casualties.items():
+            tally.measure(f"{name}.lost.{kind}", n)
+
+
+def battle_render_tally(tally: montecarlo.Tally, v: Mapping[str, Any]) -> str:
+    """A run of battles: the endings with their intervals, mean losses, and the spread of rounds and losses."""
+    if not tally.trials:
+        return present.note("No battles fought yet.")
+    means = [("rounds", "Rounds")]
+    for name in ("attacker", "defender"):
+        means += [(f"{name}.lost", f"{name.capitalize()}: individuals lost"),
+                  (f"{name}.survivors", f"{name.capitalize()}: survivors"),
+                  (f"{name}.panics", f"{name.capitalize()}: units that panicked"),
+                  (f"{name}.experience", f"{name.capitalize()}: experience gained")]
+        means += [(k, f"{name.capitalize()}: {k.split('.', 2)[2]} lost")
+                  for k in sorted(tally.sums) if k.startswith(f"{name}.lost.")]
+    level = fraction_text(tally.confidence * 100)
+    endings = ENDINGS if v["sea"] else tuple(e for e in ENDINGS if e != "breakoff")
+    return (montecarlo.outcome_table(tally, "ending", "How the battles ended", endings, ENDING_LABELS, ENDING_SIDES,
+                                     "Ending")
+            + present.section(f"Means (± half the {level}% interval)", montecarlo.means_list(tally, means))
+            + montecarlo.histogram(tally, "rounds", "Rounds fought", "Rounds")
+            + montecarlo.histogram(tally, "attacker.lost", "Individuals the attacker lost", "Lost")
+            + montecarlo.histogram(tally, "defender.lost", "Individuals the defender lost", "Lost"))
+
+
 WIDGETS: Final[tuple[Widget, ...]] = (
     register(Widget("atg.hit_chance", "Chance of a hit", HIT_INPUTS, hit_compute, hit_render,
                     description="Exact chance that an attack score beats the hit points, under each reading.")),
@@ -470,5 +533,6 @@ WIDGETS: Final[tuple[Widget, ...]] = (
                     description="Whether a unit may panic this round, and the chance.")),
     register(Widget("atg.battle", "One battle, round by round", BATTLE_INPUTS, battle_compute, battle_render,
                     sample=battle_sample, render_sample=battle_render_sample,
+                    trial=battle_trial, render_tally=battle_render_tally, trials=BATTLE_TRIALS,
                     description="Both sides from unit types; one seeded battle with every attack explained.")),
 )

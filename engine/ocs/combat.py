@@ -38,6 +38,7 @@ __all__ = [
     "AttackNotAllowed",
     "Analysis",
     "analyse",
+    "allowed",
     "final_column",
     "combat_rows",
     "outcome_order",
@@ -183,6 +184,23 @@ class Analysis:
 _PARSED: dict[CellText, Cell] = {text: Cell.parse(text) for text in RESULT_ORDER}
 
 
+def allowed(situation: Situation, settings: Settings | None = None) -> Odds:
+    """The initial odds, or :class:`AttackNotAllowed` if the settings forbid the attack.
+
+    The cheap first step of :func:`analyse`, for a widget's ``check``.
+
+    >>> s = Situation(plain_total(Fraction(1)), plain_total(Fraction(9)), Terrain.OPEN, 2, 2)
+    >>> allowed(s).below
+    True
+    """
+    settings = settings or Settings()
+    odds = find_odds(situation.terrain, situation.attack.total, situation.defense.total)
+    if odds.below and settings.below_table is BelowTable.NOT_ALLOWED:
+        raise AttackNotAllowed(f"odds of {ratio_text(odds.attack, odds.defense)} are below the "
+                               f"{odds.column.label} column of the {situation.terrain.label} row")
+    return odds
+
+
 def analyse(situation: Situation, settings: Settings | None = None) -> Analysis:
     """Enumerate one combat exactly.
 
@@ -198,10 +216,7 @@ def analyse(situation: Situation, settings: Settings | None = None) -> Analysis:
     engine.ocs.combat.AttackNotAllowed: odds of 1 to 9 (1 to 9.00) are below the 1:5 column of the Open row
     """
     settings = settings or Settings()
-    odds = find_odds(situation.terrain, situation.attack.total, situation.defense.total)
-    if odds.below and settings.below_table is BelowTable.NOT_ALLOWED:
-        raise AttackNotAllowed(f"odds of {ratio_text(odds.attack, odds.defense)} are below the "
-                               f"{odds.column.label} column of the {situation.terrain.label} row")
+    odds = allowed(situation, settings)
     drm = combat_drm(situation.attacker_ar, situation.defender_ar, situation.hedgehog)
     differential = surprise_differential(situation.attacker_ar, situation.defender_ar, situation.hedgehog)
     surprise = surprise_dist(differential, situation.overrun)

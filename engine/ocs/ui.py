@@ -20,7 +20,7 @@ from engine.dice import prob_json
 from engine.schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, fraction_text
 from engine.widgets import Widget, register
 
-from .combat import EXPLOIT_RATINGS, Analysis, AttackNotAllowed, Settings, Situation, analyse
+from .combat import EXPLOIT_RATINGS, Analysis, AttackNotAllowed, Settings, Situation, allowed, analyse
 from .explain import NOTES, choices, exploit_lines, parts
 from .odds import (BelowTable, BeyondEdges, HalfRounding, Halving, StrengthTotal, Unit, plain_total,
                    ratio_text, total_strength)
@@ -212,20 +212,33 @@ def situation_from(values: Mapping[str, Any]) -> tuple[Situation, Settings]:
     return situation, settings
 
 
+def _not_allowed(situation: Situation, exc: AttackNotAllowed) -> InputError:
+    field = "attack_units" if situation.attack.from_units else "attack"
+    first = columns(situation.terrain)[0].label
+    return InputError(field, f"{exc}; with the setting below_table = not_allowed the attack cannot be made",
+                      f"odds of at least {first}")
+
+
 def _analysis(values: Mapping[str, Any]) -> Analysis:
     situation, settings = situation_from(values)
     try:
         return analyse(situation, settings)
     except AttackNotAllowed as exc:
-        field = "attack_units" if situation.attack.from_units else "attack"
-        first = columns(situation.terrain)[0].label
-        raise InputError(field, f"{exc}; with the setting below_table = not_allowed the attack cannot be made",
-                         f"odds of at least {first}") from None
+        raise _not_allowed(situation, exc) from None
 
 
 def check_combat(values: dict[str, Any]) -> None:
-    """Reject attacks that cannot be made: no attack strength, or odds below the chart when forbidden."""
-    _analysis(values)
+    """Reject attacks that cannot be made: no attack strength, or odds below the chart when forbidden.
+
+    Cheap by contract (``Widget.check``): it totals the strengths and reads
+    the initial odds, as :func:`~engine.ocs.combat.analyse` does first, and
+    enumerates nothing.
+    """
+    situation, settings = situation_from(values)
+    try:
+        allowed(situation, settings)
+    except AttackNotAllowed as exc:
+        raise _not_allowed(situation, exc) from None
 
 
 # Shared result pieces ---------------------------------------------------

@@ -1,0 +1,482 @@
+"""Monte Carlo estimates that do not depend on how the trials were split.
+
+An estimate is a function of ``(inputs, seed, N)`` alone. Trial ``i`` draws
+from its own generator, :func:`trial_rng` ``(seed, i)``, so the trials can
+run in chunks of any size, in any order, in any number of workers; each
+chunk adds into a :class:`Tally`, and tallies merge exactly (integer counts
+and exact rational sums), so every split gives the same tally, the same
+figures and the same HTML, in CPython and in Pyodide alike.
+
+>>> def trial(inputs, rng, tally):
+...     roll = rng.randint(1, 6)
+...     tally.count("roll", "six" if roll == 6 else "other")
+...     tally.observe("pips", roll)
+>>> whole = run_chunk(trial, {}, 7, 0, 300)
+>>> parts = run_chunk(trial, {}, 7, 200, 100).merged(run_chunk(trial, {}, 7, 0, 200))
+>>> whole == parts, whole.trials, whole.ranges
+(True, 300, ((0, 300),))
+>>> Tally.from_json(whole.to_json()) == whole
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from statistics import NormalDist
+from typing import Any, Final
+
+from . import present
+from .schema import InputError, fraction_text
+
+__all__ = ["TRIAL_SEED_DOMAIN", "trial_seed", "trial_rng", "Tally", "Interval", "wilson", "z_score", "run_chunk",
+           "Trial", "outcome_table", "means_list", "histogram", "MAX_TALLY_ENTRIES", "DEFAULT_CONFIDENCE"]
+
+TRIAL_SEED_DOMAIN: Final = b"rules-explorer/trial-seed/v1"
+"""Prefix of the hashed text that seeds one trial; changing it changes every estimate."""
+
+DEFAULT_CONFIDENCE: Final = Fraction(95, 100)
+"""The confidence level of the intervals unless a widget states another."""
+
+MAX_TALLY_ENTRIES: Final = 20000
+"""Most variables, outcomes, histogram bins and covered ranges a tally read from JSON may hold."""
+
+Number = int | float | Fraction
+Trial = Callable[[Mapping[str, Any], random.Random, "Tally"], None]
+"""One trial: (validated inputs, its own generator, the tally to add into) -> None."""
+
+
+def trial_seed(seed: int, index: int) -> int:
+    """The integer seed of trial ``index`` of a run seeded ``seed``.
+
+    The first 8 bytes (big-endian) of the SHA-256 of ``TRIAL_SEED_DOMAIN``, a
+    zero byte, then ``seed`` and ``index`` each as 8 bytes big-endian
+    (both are 0 … 2**63 - 1). Hashing, not ``seed + index``, keeps runs with
+    nearby seeds from sharing trials.
+
+    >>> trial_seed(1, 0)
+    11281245185227976365
+    """
+    if not (0 <= seed < 2**63 and 0 <= index < 2**63):
+        raise ValueError("seed and trial index must be whole numbers from 0 to 2**63 - 1")
+    text = TRIAL_SEED_DOMAIN + b"\0" + seed.to_bytes(8, "big") + index.to_bytes(8, "big")
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big")
+
+
+def trial_rng(seed: int, index: int) -> random.Random:
+    """A generator for trial ``index`` alone.
+
+    ``random.Random(n)`` for a non-negative integer ``n`` seeds the Mersenne
+    Twister from ``n``'s 32-bit words (``init_by_array``), unchanged since
+    Python 3.2 and the same in Pyodide, so ``random()``, ``randrange`` and
+    ``choice`` give the same draws everywhere.
+
+    >>> trial_rng(1, 0).random() == trial_rng(1, 0).random() != trial_rng(1, 1).random()
+    True
+    """
+    return random.Random(trial_seed(seed, index))
+
+
+def z_score(confidence: Fraction) -> float:
+    """The two-sided normal quantile of a confidence level, rounded to 12 decimals.
+
+    The rounding keeps a last-bit difference between two builds of
+    ``NormalDist.inv_cdf`` out of the figures.
+
+    >>> z_score(Fraction(95, 100))
+    1.95996398454
+    """
+    if not 0 < confidence < 1:
+        raise ValueError("a confidence level lies strictly between 0 and 1")
+    return round(NormalDist().inv_cdf(float(1 - (1 - confidence) / 2)), 12)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate with its confidence interval (floats, for display only)."""
+
+    estimate: float
+    low: float
+    high: float
+
+
+def wilson(successes: int, trials: int, confidence: Fraction = DEFAULT_CONFIDENCE) -> Interval:
+    """Wilson score interval of a proportion ``successes / trials``.
+
+    Unlike the normal approximation it stays inside [0, 1] and is not empty
+    at 0 or ``trials`` successes.
+
+    >>> i = wilson(8, 10)
+    >>> round(i.low, 4), round(i.high, 4)
+    (0.4902, 0.9433)
+    >>> wilson(3, 3).high, wilson(0, 3).low
+    (1.0, 0.0)
+    >>> wilson(0, 0)
+    Interval(estimate=0.0, low=0.0, high=1.0)
+    """
+    if not 0 <= successes <= trials:
+        raise ValueError("successes must lie between 0 and the number of trials")
+    if trials == 0:
+        return Interval(0.0, 0.0, 1.0)
+    z = z_score(confidence)
+    n = trials
+    p = successes / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    low = 0.0 if successes == 0 else min(p, max(0.0, centre - half))
+    high = 1.0 if successes == n else max(p, min(1.0, centre + half))
+    return Interval(p, low, high)
+
+
+def _exact(value: Number) -> int | Fraction:
+    """A number as an exact int or Fraction (a float is exact as a binary fraction)."""
+    if isinstance(value, bool):
+        raise TypeError("a tally takes numbers, not booleans")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{value} cannot be tallied")
+    out = Fraction(value)
+    return out.numerator if out.denominator == 1 else out
+
+
+@dataclass(frozen=True)
+class Sums:
+    """Count, sum and sum of squares of one quantity, exact.
+
+    Exact power sums merge by addition, which is associative and commutative,
+    so the order and grouping of trials cannot change them. (Welford's
+    running mean with Chan's merge exists to avoid the cancellation of
+    ``sum of squares - sum**2 / n`` in floating point; in exact arithmetic
+    there is no cancellation, and both forms hold the same three numbers.)
+    """
+
+    n: int
+    total: int | Fraction
+    squares: int | Fraction
+
+    def plus(self, other: Sums) -> Sums:
+        return Sums(self.n + other.n, self.total + other.total, self.squares + other.squares)
+
+    @property
+    def mean(self) -> Fraction:
+        return Fraction(self.total) / self.n if self.n else Fraction(0)
+
+    @property
+    def variance(self) -> Fraction:
+        """Sample variance (n - 1 in the denominator); 0 below two values."""
+        if self.n < 2:
+            return Fraction(0)
+        return (Fraction(self.squares) - Fraction(self.total) ** 2 / self.n) / (self.n - 1)
+
+    @property
+    def sd(self) -> float:
+        return math.sqrt(float(self.variance))
+
+
+class Tally:
+    """What a run of trials found: merges exactly, travels as JSON.
+
+    * ``count(variable, outcome)``: categorical outcomes (one per trial per
+      variable, e.g. the ending), shown with Wilson intervals;
+    * ``measure(name, x)``: a number's mean and standard deviation;
+    * ``observe(name, k)``: an integer's histogram (its mean and standard
+      deviation come from the histogram).
+
+    ``key`` names what was estimated (the API puts a digest of the widget,
+    inputs and seed there); tallies merge only with the same key and
+    confidence, and only over disjoint trials (``ranges``, half-open).
+    """
+
+    __slots__ = ("key", "confidence", "ranges", "counts", "sums", "hists")
+
+    def __init__(self, key: str = "", confidence: Fraction = DEFAULT_CONFIDENCE) -> None:
+        self.key = key
+        self.confidence = Fraction(confidence)
+        self.ranges: tuple[tuple[int, int], ...] = ()
+        self.counts: dict[str, dict[str, int]] = {}
+        self.sums: dict[str, Sums] = {}
+        self.hists: dict[str, dict[int, int]] = {}
+
+    # Recording, from a trial -----------------------------------------------------------------
+
+    def count(self, variable: str, outcome: str, n: int = 1) -> None:
+        """One trial's outcome of a categorical variable."""
+        per = self.counts.setdefault(variable, {})
+        per[outcome] = per.get(outcome, 0) + n
+
+    def measure(self, name: str, value: Number) -> None:
+        """One value of a quantity whose mean and spread are wanted."""
+        x = _exact(value)
+        old = self.sums.get(name)
+        self.sums[name] = Sums(1, x, x * x) if old is None else Sums(old.n + 1, old.total + x, old.squares + x * x)
+
+    def observe(self, name: str, value: int) -> None:
+        """One value of an integer quantity whose distribution is wanted."""
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name}: a histogram takes whole numbers, not {value!r}")
+        h = self.hists.setdefault(name, {})
+        h[value] = h.get(value, 0) + 1
+
+    # Reading ---------------------------------------------------------------------------------
+
+    @property
+    def trials(self) -> int:
+        """How many trials the tally holds."""
+        return sum(b - a for a, b in self.ranges)
+
+    def interval(self, variable: str, outcome: str) -> Interval:
+        """The share of trials with this outcome, with its Wilson interval."""
+        return wilson(self.counts.get(variable, {}).get(outcome, 0), self.trials, self.confidence)
+
+    def quantity(self, name: str) -> Sums:
+        """Exact sums of a measured or observed quantity."""
+        if name in self.sums:
+            return self.sums[name]
+        h = self.hists.get(name, {})
+        return Sums(sum(h.values()), sum(k * c for k, c in h.items()), sum(k * k * c for k, c in h.items()))
+
+    # Merging ---------------------------------------------------------------------------------
+
+    def covers(self, first: int, end: int) -> tuple[tuple[int, int], ...]:
+        """The covered ranges with ``[first, end)`` added; raises ValueError on an overlap."""
+        return _add_ranges(self.ranges, ((first, end),))
+
+    def merged(self, other: Tally) -> Tally:
+        """A new tally of both; exact, so ``a.merged(b) == b.merged(a)`` and grouping does not matter."""
+        if other.key != self.key or other.confidence != self.confidence:
+            raise ValueError("these tallies estimate different things (key or confidence differ)")
+        out = Tally(self.key, self.confidence)
+        out.ranges = _add_ranges(self.ranges, other.ranges)
+        for src in (self, other):
+            for var, per in src.counts.items():
+                for outcome, n in per.items():
+                    out.count(var, outcome, n)
+            for name, s in src.sums.items():
+                out.sums[name] = out.sums[name].plus(s) if name in out.sums else s
+            for name, h in src.hists.items():
+                dest = out.hists.setdefault(name, {})
+                for k, n in h.items():
+                    dest[k] = dest.get(k, 0) + n
+        return out
+
+    def copy(self) -> Tally:
+        return Tally(self.key, self.confidence).merged(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tally) and self.to_json() == other.to_json()
+
+    def __repr__(self) -> str:
+        return f"Tally.from_json({self.to_json()!r})"
+
+    # JSON ------------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON with sorted keys; exact numbers as text (``"5/2"``)."""
+        return {
+            "v": 1, "key": self.key, "confidence": fraction_text(self.confidence),
+            "ranges": [[a, b] for a, b in self.ranges],
+            "counts": {v: {o: n for o, n in sorted(per.items())} for v, per in sorted(self.counts.items())},
+            "sums": {k: [s.n, _text(s.total), _text(s.squares)] for k, s in sorted(self.sums.items())},
+            "hists": {k: {str(x): n for x, n in sorted(h.items())} for k, h in sorted(self.hists.items())},
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Tally:
+        """A tally from :meth:`to_json` data; anything else is an :class:`InputError` on ``tally``."""
+        try:
+            return _read_tally(cls, data)
+        except (TypeError, ValueError, KeyError, ZeroDivisionError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError("tally", f"is not a tally from this engine ({exc})") from None
+
+
+def _text(x: int | Fraction) -> str:
+    return fraction_text(Fraction(x))
+
+
+def _number(text: Any) -> int | Fraction:
+    if not isinstance(text, str) or len(text) > 4000:
+        raise TypeError("an exact number is text such as 5/2")
+    return _exact(Fraction(text))
+
+
+def _count(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise TypeError("counts are whole numbers of at least 0")
+    return n
+
+
+def _read_tally(cls: type[Tally], data: Any) -> Tally:
+    if not isinstance(data, Mapping) or data.get("v") != 1:
+        raise TypeError("expected an object with v = 1")
+    key = data["key"]
+    if not isinstance(key, str) or len(key) > 200:
+        raise TypeError("key must be short text")
+    t = cls(key, Fraction(_number(data["confidence"])))
+    if not 0 < t.confidence < 1:
+        raise ValueError("confidence must lie between 0 and 1")
+    entries = 0
+
+    def budget(n: int) -> None:
+        nonlocal entries
+        entries += n
+        if entries > MAX_TALLY_ENTRIES:
+            raise ValueError(f"more than {MAX_TALLY_ENTRIES} entries")
+
+    ranges = data["ranges"]
+    budget(len(ranges))
+    pairs = []
+    for r in ranges:
+        if not isinstance(r, list) or len(r) != 2:
+            raise TypeError("a range is [first, end]")
+        a, b = _count(r[0]), _count(r[1])
+        if not a < b < 2**63:
+            raise ValueError("a range is [first, end] with first < end")
+        pairs.append((a, b))
+    t.ranges = _add_ranges((), tuple(pairs))
+    for var, per in dict(data["counts"]).items():
+        budget(1 + len(per))
+        t.counts[str(var)] = {str(o): _count(n) for o, n in dict(per).items()}
+    for name, s in dict(data["sums"]).items():
+        budget(1)
+        if not isinstance(s, list) or len(s) != 3:
+            raise TypeError("sums are [n, total, squares]")
+        t.sums[str(name)] = Sums(_count(s[0]), _number(s[1]), _number(s[2]))
+    for name, h in dict(data["hists"]).items():
+        budget(1 + len(h))
+        if any(len(str(k)) > 30 for k in h):
+            raise ValueError("a histogram value is too long")
+        t.hists[str(name)] = {int(str(k)): _count(n) for k, n in dict(h).items()}
+    n = t.trials
+    if any(sum(per.values()) > n for per in t.counts.values()) or any(s.n > n for s in t.sums.values()) \
+            or any(sum(h.values()) > n for h in t.hists.values()):
+        raise ValueError("it counts more than the trials it covers")
+    return t
+
+
+def _add_ranges(a: Iterable[tuple[int, int]], b: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Union of half-open ranges, coalesced; raises ValueError if two overlap.
+
+    >>> _add_ranges(((0, 5),), ((5, 9), (12, 13)))
+    ((0, 9), (12, 13))
+    """
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted([*a, *b]):
+        if out and lo < out[-1][1]:
+            raise ValueError(f"trials {lo} to {hi - 1} are counted twice")
+        if out and lo == out[-1][1]:
+            out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return tuple(out)
+
+
+def run_chunk(trial: Trial, inputs: Mapping[str, Any], seed: int, first: int, count: int,
+              tally: Tally | None = None) -> Tally:
+    """Trials ``first`` … ``first + count - 1`` added to (a copy of) ``tally``.
+
+    >>> def coin(inputs, rng, tally):
+    ...     tally.count("side", "heads" if rng.random() < 0.5 else "tails")
+    >>> run_chunk(coin, {}, 1, 0, 10).counts
+    {'side': {'heads': 8, 'tails': 2}}
+    """
+    out = Tally() if tally is None else tally.copy()
+    ranges = out.covers(first, first + count) if count > 0 else out.ranges
+    part = Tally(out.key, out.confidence)
+    for i in range(first, first + count):
+        trial(inputs, trial_rng(seed, i), part)
+    out = out.merged(part) if count > 0 else out
+    out.ranges = ranges
+    return out
+
+
+# Presentation --------------------------------------------------------------------------------------------------
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f}%"
+
+
+def whisker_bar(iv: Interval) -> str:
+    """A bar of the estimate with the interval as a whisker, in SVG on a 0-100 % scale.
+
+    >>> whisker_bar(Interval(0.5, 0.25, 0.75))[:40]
+    '<svg class="bar ci" viewBox="0 0 100 10"'
+    """
+    w, lo, hi = (f"{x * 100:.1f}" for x in (iv.estimate, iv.low, iv.high))
+    return (f'<svg class="bar ci" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true" '
+            f'focusable="false"><rect width="{w}" height="10"></rect>'
+            f'<line class="whisker" x1="{lo}" x2="{hi}" y1="5" y2="5" stroke="currentColor"></line>'
+            f'<line class="whisker" x1="{lo}" x2="{lo}" y1="2" y2="8" stroke="currentColor"></line>'
+            f'<line class="whisker" x1="{hi}" x2="{hi}" y1="2" y2="8" stroke="currentColor"></line></svg>')
+
+
+def outcome_table(tally: Tally, variable: str, caption: str, outcomes: Sequence[str] = (),
+                  labels: Mapping[str, str] | None = None, sides: Mapping[str, str] | None = None,
+                  label: str = "Result") -> str:
+    """Each outcome's count, share and confidence interval, with a whisker bar.
+
+    ``outcomes`` fixes the rows and their order (outcomes never seen show as
+    0); others seen are added in sorted order.
+    """
+    labels = labels or {}
+    sides = sides or {}
+    seen = tally.counts.get(variable, {})
+    order = list(outcomes) + sorted(o for o in seen if o not in outcomes)
+    level = fraction_text(tally.confidence * 100)
+    rows = []
+    for o in order:
+        iv = tally.interval(variable, o)
+        rows.append(f'<tr class="side-{present.esc(sides.get(o, "neutral"))}">'
+                    f'<th scope="row">{present.esc(labels.get(o, o))}</th>'
+                    f'<td class="num">{seen.get(o, 0)}</td><td class="num pct">{_pct(iv.estimate)}</td>'
+                    f'<td class="num ci">{_pct(iv.low)} to {_pct(iv.high)}</td>'
+                    f'<td class="bar">{whisker_bar(iv)}</td></tr>')
+    return (f'<table class="dist estimate"><caption>{present.esc(caption)} ({tally.trials} trials)</caption>'
+            f'<thead><tr><th scope="col">{present.esc(label)}</th><th scope="col" class="num">Trials</th>'
+            f'<th scope="col" class="num">Share</th><th scope="col" class="num">{level}% interval</th>'
+            f'<th scope="col"><span class="visually-hidden">Bar</span></th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def _g(x: float) -> str:
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
+
+
+def means_list(tally: Tally, names: Iterable[tuple[str, str]]) -> str:
+    """Figures: mean ± the half-width of its confidence interval, and the standard deviation.
+
+    ``names`` pairs a quantity's name with its label.
+    """
+    z = z_score(tally.confidence)
+    items = []
+    for name, label in names:
+        s = tally.quantity(name)
+        half = z * s.sd / math.sqrt(s.n) if s.n else 0.0
+        items.append({"label": label, "value": f"{_g(float(s.mean))} ± {_g(half)} (sd {_g(s.sd)})"})
+    return present.figures(items)
+
+
+def histogram(tally: Tally, name: str, caption: str, label: str = "Value") -> str:
+    """An integer quantity's distribution: one row per value from its least to its greatest."""
+    h = tally.hists.get(name, {})
+    n = sum(h.values())
+    if not n:
+        return present.note(f"{caption}: no trials yet.")
+    peak = max(h.values())
+    rows = []
+    span = range(min(h), max(h) + 1) if max(h) - min(h) <= 200 else sorted(h)
+    for k in span:
+        c = h.get(k, 0)
+        rows.append(f'<tr><th scope="row">{k}</th><td class="num">{c}</td><td class="num pct">{_pct(c / n)}</td>'
+                    f'<td class="bar">{present.bar(f"{c / peak * 100:.1f}")}</td></tr>')
+    return (f'<table class="dist histogram"><caption>{present.esc(caption)}</caption>'
+            f'<thead><tr><th scope="col">{present.esc(label)}</th><th scope="col" class="num">Trials</th>'
+            f'<th scope="col" class="num">Share</th><th scope="col"><span class="visually-hidden">Bar</span></th>'
+            f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')

@@ -1,0 +1,220 @@
+"""Widget capabilities, the stateless ``estimate`` op, one validation per request, and cheap checks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from engine import api, widgets
+from engine.montecarlo import Tally
+from engine.schema import Group
+
+from fixtures.demo_widget import ensure_registered
+
+
+@pytest.fixture(scope="module", autouse=True)
+def demo():
+    return ensure_registered()
+
+
+def ask(**request):
+    return json.loads(api.handle(json.dumps(request)))
+
+
+def estimate(widget, first, count, tally=None, seed=1, inputs=None, render=False, **more):
+    return ask(op="estimate", widget=widget, inputs=inputs or {}, seed=seed, first=first, count=count, tally=tally,
+               render=render, **more)
+
+
+# Capabilities -------------------------------------------------------------------------------------------------
+
+def test_capabilities_are_declared_and_described():
+    assert widgets.get("atg.battle").capabilities == ("calculator", "sampler", "estimator")
+    assert widgets.get("small_general.combat").capabilities == ("calculator", "sampler")
+    assert widgets.get("atg.hit_chance").capabilities == ("calculator",)
+    described = {d["id"]: d for d in ask(op="describe")["result"]}
+    assert described["atg.battle"]["capabilities"] == ["calculator", "sampler", "estimator"]
+    assert described["atg.battle"]["trials"] == 1000 and described["atg.battle"]["confidence"] == "19/20"
+    assert "trials" not in described["atg.hit_chance"]
+
+
+def test_an_estimator_must_be_whole():
+    w = widgets.get("atg.hit_chance")
+    with pytest.raises(ValueError, match="estimator"):
+        widgets.Widget("x.y", "X", w.inputs, w.compute, w.render, trial=lambda v, r, t: None)
+    with pytest.raises(ValueError, match="sampler"):
+        widgets.Widget("x.y", "X", w.inputs, w.compute, w.render, sample=lambda v, s: {})
+
+
+def test_warm_up_asks_every_estimator_once():
+    requests = api.warm_up_requests()
+    estimators = {w.id for w in widgets.all_widgets() if w.trial is not None}
+    assert {r["widget"] for r in requests if r["op"] == "estimate"} == estimators
+
+
+# The estimate op ----------------------------------------------------------------------------------------------
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(1, 25), min_size=1, max_size=6), st.randoms(use_true_random=False))
+def test_chunks_through_the_api_give_the_same_answer(sizes, rnd):
+    """Chunks of any size, in any order, each through JSON, as the worker runs them."""
+    n = sum(sizes)
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    order = list(range(len(sizes)))
+    rnd.shuffle(order)
+    tally = None
+    for i in order:
+        answer = estimate("atg.battle", starts[i], sizes[i], tally)
+        tally = answer["tally"]
+    final = estimate("atg.battle", n, 1, tally, render=True)
+    whole = estimate("atg.battle", 0, n + 1, render=True)
+    assert final["tally"] == whole["tally"] and final["html"] == whole["html"] and final["digest"] == whole["digest"]
+    assert final["trials"] == n + 1 and final["next"] == n + 1
+
+
+def test_demo_figures_are_pinned(demo):
+    """CPython's figures for (default inputs, seed 1, 500 trials); the browser must give the same."""
+    answer = estimate("demo.dice", 0, 500, render=True)
+    t = answer["tally"]
+    assert t["counts"] == {"high": {"7 or less": 206, "above 7": 294}}
+    assert t["hists"]["total"] == {"3": 19, "4": 27, "5": 41, "6": 49, "7": 70, "8": 73, "9": 79, "10": 57,
+                                   "11": 43, "12": 25, "13": 17}
+    assert answer["digest"] == "5f2454ab84ec5f50"
+    assert answer["done"] is False and estimate("demo.dice", 0, 500, trials=500)["done"] is True
+
+
+def test_battle_figures_are_pinned():
+    answer = estimate("atg.battle", 0, 200, render=True)
+    t = answer["tally"]
+    assert t["counts"] == {"ending": {"attacker_won": 163, "defender_held": 23, "standoff": 14}}
+    assert t["hists"]["rounds"] == {"1": 60, "2": 115, "3": 18, "4": 6, "5": 1}
+    assert t["hists"]["attacker.lost"] == {"0": 29, "1": 43, "2": 48, "3": 32, "4": 30, "5": 12, "6": 4, "9": 2}
+    assert answer["digest"] == "b62c8f831d01a535"
+    # The whole tally, exact sums of floats included (Pyodide gives the same: test_pyodide_figures.py).
+    assert hashlib.sha256(json.dumps(t, sort_keys=True).encode()).hexdigest()[:16] == "0a5a10049096fce3"
+    assert "How the battles ended (200 trials)" in answer["html"] and "style=" not in answer["html"]
+
+
+def test_render_only_when_asked():
+    answer = estimate("atg.battle", 0, 2)
+    assert "html" not in answer and "digest" not in answer
+
+
+def test_a_tally_of_other_inputs_or_seed_is_refused():
+    t = estimate("atg.battle", 0, 3)["tally"]
+    for other in (dict(seed=2), dict(inputs={"landscape": "forest"})):
+        error = estimate("atg.battle", 3, 3, t, **other)["error"]
+        assert error["field"] == "tally" and "other inputs" in error["message"]
+    assert estimate("atg.battle", 1, 3, t)["error"]["field"] == "first"
+
+
+@pytest.mark.parametrize("change, field", [
+    (dict(count=0), "count"), (dict(count=api.MAX_CHUNK + 1), "count"), (dict(count="many"), "count"),
+    (dict(first=-1), "first"), (dict(first=2**60), "first"), (dict(first=True), "first"),
+    (dict(seed=-3), "seed"), (dict(seed=2**60), "seed"), (dict(seed=1.5), "seed"),
+    (dict(tally={"v": 1}), "tally"), (dict(tally="x"), "tally"), (dict(trials=0), "trials"),
+    (dict(inputs={"combat": "nope"}), "combat"),
+])
+def test_bad_estimate_requests_name_their_field(change, field):
+    request = dict(op="estimate", widget="atg.battle", inputs={}, seed=1, first=0, count=2, tally=None, render=False)
+    request.update(change)
+    error = ask(**request)["error"]
+    assert error["type"] == "InputError" and error["field"] == field, error
+
+
+def test_a_calculator_has_no_estimate():
+    error = estimate("atg.hit_chance", 0, 2)["error"]
+    assert "no Monte Carlo estimate" in error["message"]
+
+
+def test_text_numbers_are_accepted_as_the_scheduler_may_send_them():
+    assert estimate("demo.dice", "0", "5", seed="7")["trials"] == 5
+
+
+# One validation per request -----------------------------------------------------------------------------------
+
+@pytest.fixture
+def validations(monkeypatch):
+    calls = []
+    real = Group.validate
+
+    def counting(self, value=None):
+        calls.append(self.name)
+        return real(self, value)
+    monkeypatch.setattr(Group, "validate", counting)
+    widgets._BASE_CACHE.clear()
+    return calls
+
+
+def test_run_validates_once(validations):
+    base = {"terrain": "forest"}
+    ask(op="run", widget="small_general.combat", inputs={"terrain": "town"}, base=base)  # the base is remembered
+    validations.clear()
+    answer = ask(op="run", widget="small_general.combat", inputs={"terrain": "town"}, base=base)
+    assert answer["link"] == {"terrain": "town"}
+    assert len(validations) == 1
+
+
+def test_sample_and_estimate_validate_once(validations):
+    ask(op="sample", widget="atg.battle", inputs={}, seed=3)
+    assert len(validations) == 1
+    validations.clear()
+    estimate("atg.battle", 0, 2)
+    assert len(validations) == 1
+
+
+def test_from_link_validates_the_link_once_and_the_base_once(validations):
+    ask(op="from_link", widget="small_general.combat", params={"terrain": "town"}, base={"terrain": "forest"})
+    validations.clear()
+    answer = ask(op="from_link", widget="small_general.combat", params={"terrain": "town"}, base={"terrain": "forest"})
+    assert answer["link"] == {"terrain": "town"}
+    # schema.unflatten validates its start and its result; the page's base itself is remembered.
+    assert len(validations) == 2
+
+
+def test_the_remembered_base_is_a_copy():
+    w = widgets.get("small_general.combat")
+    a = w.base_values(None)
+    a.clear()
+    assert w.base_values(None) == w.validate(None)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(sorted(widgets.ids())), st.randoms(use_true_random=False))
+def test_link_diff_equals_link_state(widget_id, rnd):
+    w = widgets.get(widget_id)
+    values = w.validate(None)
+    for f in w.inputs.fields:
+        choices = getattr(f, "choices", ())
+        if choices:
+            candidate = dict(values, **{f.name: rnd.choice(choices)})
+            try:
+                values = w.validate(candidate)
+            except Exception:
+                pass
+    assert w.link_diff(values, w.base_values(None)) == w.link_state(values)
+
+
+# Check is cheap -----------------------------------------------------------------------------------------------
+
+def test_ocs_check_does_not_enumerate(monkeypatch):
+    def forbidden(*args, **kwargs):
+        raise AssertionError("check must not analyse the combat")
+    monkeypatch.setattr("engine.ocs.ui.analyse", forbidden)
+    w = widgets.get("ocs.combat")
+    w.validate({"attack": 4, "defense": 2})
+    with pytest.raises(Exception, match="below the"):
+        w.validate({"attack": 1, "defense": 20, "settings": {"below_table": "not_allowed"}})
+
+
+def test_ocs_check_and_compute_give_the_same_error():
+    from engine.ocs.ui import _analysis
+    bad = {"attack": 1, "defense": 20, "settings": {"below_table": "not_allowed"}}
+    answer = ask(op="run", widget="ocs.combat", inputs=bad)
+    with pytest.raises(Exception) as exc:
+        _analysis(widgets.get("ocs.combat").inputs.validate(bad))
+    assert answer["error"]["message"] == str(exc.value)
