@@ -344,13 +344,17 @@ class WidgetRenderer:
         if any(x["title"] == title for x in self.page.widgets):
             raise BuildError(f"{where}: two widgets on the page are titled {title!r}; "
                              f"give #{instance} its own title ('::: widget {widget_id} #{instance} Title')")
-        if any(f.name == "seed" for f in w.inputs.fields):
-            raise BuildError(f"{widget_id}: 'seed' is reserved for the sample roll in links")
+        if any(f.name in ("seed", "trials") for f in w.inputs.fields):
+            raise BuildError(f"{widget_id}: 'seed' and 'trials' are reserved for the sample and the estimate in links")
         base = self._state(w, pairs, None, f"#{instance}")
         result = w.run(base)
         sample_html = ""
         if w.sample is not None and w.render_sample is not None:
             sample_html = w.render_sample(w.roll(base, DEFAULT_SEED))
+        estimate_html = None
+        if "estimator" in w.capabilities:
+            # The same (inputs, seed, trials) live gives this same HTML: trial i is seeded from (seed, i).
+            estimate_html = w.render_tally(w.estimate(base, DEFAULT_SEED, 0, w.trials), base)
         rendered_examples = []
         for ex_title, ex_pairs in examples:
             values = self._state(w, ex_pairs, base, f"#{instance} example {ex_title!r}")
@@ -366,6 +370,7 @@ class WidgetRenderer:
             result_digest=html_digest(result_html), sample_digest=html_digest(sample_html),
             w=w, title=title, instance=instance, values=base, result_html=result_html,
             sample_html=sample_html, seed=DEFAULT_SEED, examples=rendered_examples,
+            estimate_html=estimate_html, estimate_digest=html_digest(estimate_html or ""),
             base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
             assumed=w.inputs.assumed_fields(),
         )
@@ -598,7 +603,7 @@ def make_env(config: Config) -> jinja2.Environment:
     )
     env.filters["number_word"] = number_word
     env.globals.update(schema=schema, to_text=schema.to_text, isinstance=isinstance,
-                       Choice=schema.Choice, Integer=schema.Integer, Number=schema.Number,
+                       Choice=schema.Choice, Text=schema.Text, Integer=schema.Integer, Number=schema.Number,
                        Boolean=schema.Boolean, Group=schema.Group, ListOf=schema.ListOf,
                        Fraction=Fraction)
     return env

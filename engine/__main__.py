@@ -15,7 +15,10 @@ import sys
 from typing import Any
 
 from . import widgets
-from .schema import InputError
+from .schema import MAX_JSON_DEPTH, InputError, json_depth_ok
+
+MAX_INPUT_TEXT = 1_000_000
+"""Longest --inputs text read."""
 
 
 def _print_inputs(fields: list[dict[str, Any]], indent: str) -> None:
@@ -48,10 +51,12 @@ def main(argv: list[str] | None = None) -> int:
             _print_inputs(d["inputs"], "    ")
         return 0
     try:
+        if len(args.inputs) > MAX_INPUT_TEXT or not json_depth_ok(args.inputs, MAX_JSON_DEPTH):
+            raise InputError("", "--inputs is too long or nests too deep")
         try:
             inputs = json.loads(args.inputs)
-        except ValueError as exc:
-            raise InputError("", f"--inputs is not valid JSON ({exc})") from None
+        except (ValueError, RecursionError):
+            raise InputError("", "--inputs is not valid JSON") from None
         if not isinstance(inputs, dict):
             raise InputError("", "--inputs must be a JSON object")
         w = widgets.get(args.widget)
@@ -59,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, widgets.UnknownWidgetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Exception:  # a bug of ours: one line, never a traceback
+        print("error: the engine could not compute these inputs (an error of ours, not of the input)", file=sys.stderr)
+        return 1
     json.dump(result, sys.stdout, indent=2)
     print()
     return 0

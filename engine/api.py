@@ -20,7 +20,7 @@ from typing import Any
 
 from . import widgets
 from .montecarlo import Tally
-from .schema import InputError, jsonable
+from .schema import InputError, json_depth_ok, jsonable
 
 __all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
@@ -156,15 +156,27 @@ def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
     except (InputError, widgets.UnknownWidgetError) as exc:
         return {"error": exc.to_json()}
     except Exception as exc:  # a bug: report it as data, never as a crash of the page
+        # A reader never sees Python's own text; `detail` is for developers
+        # (the worker logs it to the console), never shown on the page.
         return {"error": {"type": "InternalError", "field": "", "allowed": "",
-                          "message": f"the engine failed on these inputs ({type(exc).__name__}: {exc})"}}
+                          "message": "the engine could not compute these inputs (an error of ours, not of the input)",
+                          "detail": f"{type(exc).__name__}: {str(exc)[:300]}"}}
+
+
+MAX_REQUEST_TEXT = 2_000_000
+"""Largest request the worker passes in (a Monte Carlo tally included)."""
+MAX_REQUEST_DEPTH = 32
+"""Deepest nesting of a request: inputs nest a few levels, a tally a few more."""
 
 
 def handle(message_json: str) -> str:
     """JSON text in, JSON text out: the worker's single call into Python."""
+    if len(message_json) > MAX_REQUEST_TEXT or not json_depth_ok(message_json, MAX_REQUEST_DEPTH):
+        return json.dumps({"error": {"type": "InputError", "field": "", "allowed": "",
+                                     "message": "the request is too large or nests too deep"}})
     try:
         message = json.loads(message_json)
-    except ValueError:
+    except (ValueError, RecursionError):
         return json.dumps({"error": {"type": "InputError", "field": "", "allowed": "",
                                      "message": "the request is not valid JSON"}})
     if not isinstance(message, Mapping):

@@ -22,6 +22,8 @@ engine.schema.InputError: terrain: 'swamp' is not allowed; choose one of clear, 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from fractions import Fraction
@@ -31,6 +33,7 @@ __all__ = [
     "InputError",
     "Field",
     "Choice",
+    "Text",
     "Integer",
     "Number",
     "Boolean",
@@ -59,6 +62,72 @@ class InputError(ValueError):
 
     def to_json(self) -> dict[str, str]:
         return {"type": "InputError", "field": self.field, "message": str(self), "allowed": self.allowed}
+
+
+MAX_NUMBER_TEXT = 40
+"""Longest text a number field reads; every sensible value is far shorter."""
+MAX_EXPONENT = 30
+"""Largest power of ten a number's text may carry (``1e30``)."""
+WHOLE_TEXT = re.compile(r"[+-]?[0-9]{1,%d}" % MAX_NUMBER_TEXT, re.ASCII)
+"""A whole number as forms, links and the command line write it: ASCII digits only
+(Python's ``int`` would also take ``1_000`` and other scripts' digits)."""
+NUMBER_TEXT = re.compile(r"(?=.{1,%d}$)[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exp>[+-]?[0-9]+))?"
+                         r"(?:/(?P<den>[0-9]+))?" % MAX_NUMBER_TEXT, re.ASCII)
+"""An exact number's text: ``3``, ``-2.5``, ``5/2``, ``1.5e3``; at most MAX_NUMBER_TEXT characters."""
+MAX_JSON_TEXT = 100_000
+"""Longest JSON text a list or group field reads."""
+MAX_JSON_DEPTH = 16
+"""Deepest nesting of lists and objects a field's JSON text may have."""
+
+
+def shown(value: Any, limit: int = 24) -> str:
+    """A value as a message quotes it, cut short: messages never repeat a whole hostile input.
+
+    >>> shown("x" * 100)
+    "'xxxxxxxxxxxxxxxxxxxxxxxx…'"
+    >>> shown(5), shown(Fraction(5, 2))
+    ('5', '5/2')
+    """
+    if isinstance(value, Fraction):
+        value = fraction_text(value)
+        text = value if len(value) <= limit else value[:limit] + "…"
+        return text
+    if isinstance(value, str):
+        return repr(value if len(value) <= limit else value[:limit] + "…")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** limit:
+        return "a number too large to show"
+    text = repr(value)
+    return text if len(text) <= limit + 2 else text[:limit] + "…"
+
+
+def json_depth_ok(text: str, limit: int) -> bool:
+    """Whether JSON text nests lists and objects at most ``limit`` deep, in one linear pass.
+
+    Parsing deeply nested JSON recurses, and in Pyodide a deep enough recursion
+    ends the whole runtime: the depth is checked on the text before parsing.
+
+    >>> json_depth_ok('[[1], {"a": [2]}]', 3), json_depth_ok("[[[1]]]", 2), json_depth_ok('["[[[["]', 1)
+    (True, False, True)
+    """
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif ch in "]}":
+            depth -= 1
+    return True
 
 
 def _join(prefix: str, name: str) -> str:
@@ -131,6 +200,49 @@ class Choice(Field):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Text(Field):
+    """Free text of bounded length, for names: a unit's name, a result cell to read.
+
+    ``suggestions`` are offered (a form shows them as a list to pick from) but
+    any text within ``max_length`` is taken; a subclass may check or normalise
+    it further in ``read``. Text is data: it is escaped wherever it is shown.
+
+    >>> Text("name", "", "Rifles", max_length=8).coerce("  Guards ", "name")
+    'Guards'
+    >>> Text("name", "", "", max_length=4).coerce("Grenadiers", "name")
+    Traceback (most recent call last):
+    ...
+    engine.schema.InputError: name: is too long (10 characters); enter text of at most 4 characters
+    """
+
+    max_length: int = 40
+    suggestions: tuple[str, ...] = ()
+
+    def coerce(self, value: Any, path: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(path, f"{shown(value)} is not text; enter {self.allowed()}")
+        text = value.strip()
+        if len(text) > self.max_length:
+            raise self.fail(path, f"is too long ({len(text)} characters); enter {self.allowed()}")
+        if any(ch < " " or ch == "\x7f" for ch in text):
+            raise self.fail(path, f"has control characters; enter {self.allowed()}")
+        return self.read(text, path)
+
+    def read(self, text: str, path: str) -> str:
+        """Check or normalise text already within bounds (subclasses); plain text is kept."""
+        return text
+
+    def allowed(self) -> str:
+        return f"text of at most {self.max_length} characters"
+
+    def describe(self) -> dict[str, Any]:
+        out = super().describe()
+        if self.suggestions:
+            out["suggestions"] = list(self.suggestions)
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
 class Integer(Field):
     """A whole number within an inclusive range."""
 
@@ -138,21 +250,19 @@ class Integer(Field):
     maximum: int | None = None
 
     def coerce(self, value: Any, path: str) -> int:
-        if isinstance(value, bool):
-            raise self.fail(path, f"{value!r} is not a whole number; enter {self.allowed()}")
         if isinstance(value, str):
             text = value.strip()
-            try:
-                value = int(text)
-            except ValueError:
-                raise self.fail(path, f"{text!r} is not a whole number; enter {self.allowed()}" if text
-                                else f"enter a whole number, {self.allowed()}") from None
-        if isinstance(value, float) and value.is_integer():
+            if not text:
+                raise self.fail(path, f"enter {self.allowed()}")
+            if not WHOLE_TEXT.fullmatch(text):
+                raise self.fail(path, f"{shown(text)} is not a whole number; enter {self.allowed()}")
+            value = int(text)  # at most MAX_NUMBER_TEXT ASCII digits: constant time
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             value = int(value)
-        if not isinstance(value, int):
-            raise self.fail(path, f"{value!r} is not a whole number; enter {self.allowed()}")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(path, f"{shown(value)} is not a whole number; enter {self.allowed()}")
         if self.minimum is not None and value < self.minimum or self.maximum is not None and value > self.maximum:
-            raise self.fail(path, f"{value} is out of range; enter {self.allowed()}")
+            raise self.fail(path, f"{shown(value)} is out of range; enter {self.allowed()}")
         return value
 
     def allowed(self) -> str:
@@ -179,22 +289,24 @@ class Number(Field):
     """HTML step attribute for the form control."""
 
     def coerce(self, value: Any, path: str) -> Fraction:
-        if isinstance(value, bool):
-            raise self.fail(path, f"{value!r} is not a number; enter {self.allowed()}")
-        try:
-            if isinstance(value, str):
-                text = value.strip()
-                if not text:
-                    raise self.fail(path, f"enter {self.allowed()}")
-                number = Fraction(text)
-            elif isinstance(value, (int, float, Fraction)):
-                number = Fraction(value)
-            else:
-                raise TypeError
-        except (ValueError, TypeError, ZeroDivisionError):
-            raise self.fail(path, f"{value!r} is not a number; enter {self.allowed()}") from None
+        number: Fraction
+        if isinstance(value, str):
+            text = value.strip()
+            if not text:
+                raise self.fail(path, f"enter {self.allowed()}")
+            match = NUMBER_TEXT.fullmatch(text)
+            # The text is short and its exponent small before any arithmetic:
+            # 1e99999999 would otherwise build a hundred-million-digit number.
+            if (not match or match["exp"] and abs(int(match["exp"])) > MAX_EXPONENT
+                    or match["den"] is not None and int(match["den"]) == 0):
+                raise self.fail(path, f"{shown(text)} is not a number; enter {self.allowed()}")
+            number = Fraction(text)
+        elif isinstance(value, float) and math.isfinite(value) or isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+            number = Fraction(value)
+        else:
+            raise self.fail(path, f"{shown(value)} is not a number; enter {self.allowed()}")
         if self.minimum is not None and number < self.minimum or self.maximum is not None and number > self.maximum:
-            raise self.fail(path, f"{fraction_text(number)} is out of range; enter {self.allowed()}")
+            raise self.fail(path, f"{shown(number)} is out of range; enter {self.allowed()}")
         return number
 
     def allowed(self) -> str:
@@ -332,9 +444,13 @@ class ListOf(Field):
 
 
 def _parse_json_text(f: Field, text: str, path: str) -> Any:
+    if len(text) > MAX_JSON_TEXT:
+        raise f.fail(path, f"is too long ({len(text)} characters; at most {MAX_JSON_TEXT})")
+    if not json_depth_ok(text, MAX_JSON_DEPTH):
+        raise f.fail(path, f"nests lists or objects more than {MAX_JSON_DEPTH} deep")
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise f.fail(path, "is not valid JSON") from None
 
 

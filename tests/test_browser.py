@@ -80,6 +80,10 @@ def changes(group: schema.Group, values: dict[str, Any], prefix: str = "") -> It
             others = [c for c in f.choices if c != value]
             if others:
                 yield path, f, others[-1]
+        elif isinstance(f, schema.Text):
+            others = [c for c in f.suggestions if c != value]
+            if others:
+                yield path, f, others[-1]
         elif isinstance(f, schema.Boolean):
             yield path, f, not value
         elif isinstance(f, schema.Integer):

@@ -26,6 +26,11 @@ def values_for(f: schema.Field) -> st.SearchStrategy[Any]:
     """Valid values for a field, as the JSON the CLI would send."""
     if isinstance(f, schema.Choice):
         return st.sampled_from(f.choices)
+    if isinstance(f, schema.Text):
+        if f.suggestions:
+            return st.sampled_from(f.suggestions)
+        return st.text(st.characters(min_codepoint=32, max_codepoint=0x2FFF, exclude_characters="\x7f"),
+                       max_size=f.max_length).map(str.strip)
     if isinstance(f, schema.Boolean):
         return st.booleans()
     if isinstance(f, schema.Integer):
@@ -57,6 +62,8 @@ def leaf_paths(group: schema.Group, prefix: str = "") -> list[tuple[str, schema.
 def invalid_for(f: schema.Field) -> list[Any]:
     if isinstance(f, schema.Choice):
         return ["no-such-choice", 3]
+    if isinstance(f, schema.Text):
+        return ["x" * (f.max_length + 1), 3, "a\x00b"]
     if isinstance(f, schema.Boolean):
         return ["maybe", 2]
     if isinstance(f, schema.Integer):

@@ -17,7 +17,7 @@ from typing import Any
 
 from engine import present
 from engine.dice import prob_json
-from engine.schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, fraction_text
+from engine.schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, Text, fraction_text
 from engine.widgets import Widget, register
 
 from .combat import EXPLOIT_RATINGS, Analysis, AttackNotAllowed, Settings, Situation, allowed, analyse
@@ -34,6 +34,11 @@ __all__ = ["COMBAT_INPUTS", "READER_INPUTS", "CellField", "situation_from", "com
 
 MAX_ACTION_RATING = 5
 """Highest action rating the form offers (OCS counters print ratings from 0 to 5)."""
+MAX_UNIT_STRENGTH = 100
+"""Largest strength one unit may have here; printed OCS units are far below it."""
+MAX_TOTAL_STRENGTH = 1000
+"""Largest total strength a side may have: far above any stack OCS allows, well below float noise."""
+
 MAX_HEDGEHOG = 9
 """Highest hedgehog level the form accepts: a bound on input only, not a rule."""
 MAX_ATTACK_HEXES = 6
@@ -45,7 +50,8 @@ MAX_ATTACK_HEXES = 6
 SUPPLY_CHOICES = ("supplied", "out_of_supply")
 
 UNIT = Group("unit", "One unit: its printed strength and whether it is in supply.", fields=(
-    Number("strength", "Printed attack or defence strength of the unit.", 4, minimum=0, label="Strength"),
+    Number("strength", "Printed attack or defence strength of the unit.", 4, minimum=0, maximum=MAX_UNIT_STRENGTH,
+           label="Strength"),
     Choice("supply", "A unit out of supply counts at half strength.", "supplied", choices=SUPPLY_CHOICES,
            labels={"supplied": "Supplied", "out_of_supply": "Out of supply"}, label="Supply"),
 ), label="Unit")
@@ -124,11 +130,12 @@ TERRAIN = Choice("terrain", "Terrain class of the defender's hex: it picks the r
 
 COMBAT_INPUTS = Group("inputs", "", fields=(
     Number("attack", "Total attack strength; used when no attacking units are listed.", 12, minimum=0,
+           maximum=MAX_TOTAL_STRENGTH,
            label="Attack strength"),
     _units("attack_units", "attacking"),
     _action_rating("attacker_ar", "attacker", 3),
     Number("defense", "Total defence strength; used when no defending units are listed. 0 reads past the "
-           "last column.", 4, minimum=0, label="Defence strength"),
+           "last column.", 4, minimum=0, maximum=MAX_TOTAL_STRENGTH, label="Defence strength"),
     _units("defense_units", "defending"),
     _action_rating("defender_ar", "defender", 2),
     Integer("hedgehog", "Level of the hedgehog the defenders hold; 0 for none.", 0, minimum=0,
@@ -140,30 +147,28 @@ COMBAT_INPUTS = Group("inputs", "", fields=(
 """Inputs of ``ocs.combat`` and ``ocs.walkthrough``."""
 
 
-class CellField(Choice):
-    """A result cell: offered as a pick from the printed cells, but any well-formed cell is read.
+class CellField(Text):
+    """A result cell: the printed cells are suggested, and any well-formed cell is read.
 
     >>> READER_INPUTS.validate({"cell": "ae3 dl2o2dg"})["cell"]
     'Ae3 DL2o2DG'
     """
 
-    def coerce(self, value: Any, path: str) -> str:
+    def read(self, text: str, path: str) -> str:
         try:
-            return Cell.parse(value).text
+            return Cell.parse(text).text
         except CellFormatError as exc:
-            raise InputError(path, str(exc), "a cell such as " + ", ".join(self.choices[:4]) + " …") from None
+            raise InputError(path, str(exc), "a cell such as " + ", ".join(self.suggestions[:4]) + " …") from None
 
     def describe(self) -> dict[str, Any]:
         out = super().describe()
-        out["type"] = "choice"
-        out["free_text"] = True
         out["shape"] = CELL_SHAPE
         return out
 
 
 READER_INPUTS = Group("inputs", "", fields=(
     CellField("cell", "A result as printed on the combat table, e.g. Ao1 DL1o1.", "Ao1 e4 DL1o2",
-              choices=RESULT_ORDER, label="Result cell"),
+              suggestions=RESULT_ORDER, max_length=24, label="Result cell"),
     _action_rating("attacker_ar", "attacker", 3),
     *CONTEXT_FIELDS,
 ))
