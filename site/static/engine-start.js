@@ -13,10 +13,17 @@
   var url = new URL("engine-worker.js", script.src);
   if (script.dataset.snapshotBytes) url.searchParams.set("snapshot-bytes", script.dataset.snapshotBytes);
 
-  function start() {
+  var started = 0;
+
+  function start(options) {
     if (window.rulesExplorerWorker) return window.rulesExplorerWorker;
     performance.mark("engine-start");
-    var worker = new Worker(url, { type: "module" });
+    var workerUrl = new URL(url);
+    if (options && options.plain) workerUrl.searchParams.set("boot", "plain");
+    if (globalThis.rulesExplorerTestStall && started++ < (globalThis.rulesExplorerTestStalls || 1)) {
+      workerUrl.searchParams.set("test-stall", globalThis.rulesExplorerTestStall);
+    }
+    var worker = new Worker(workerUrl, { type: "module" });
     worker.early = [];
     worker.onmessage = function (event) { worker.early.push({ type: "message", data: event.data }); };
     worker.onerror = function (event) { event.preventDefault(); worker.early.push({ type: "error", message: event.message }); };
