@@ -173,16 +173,21 @@ def test_a_corrupt_snapshot_falls_back_to_the_plain_boot(driver, corrupt_snapsho
     booted = open_live(driver, corrupt_snapshot_url + SG_PAGE)
     assert booted["boot"] == "plain", (driver.name, booted)
     assert "started without the snapshot (the snapshot is not a Pyodide memory snapshot)" in booted["status"], booted
+    assert booted["restarts"] == 0, booted  # a plain boot is not restarted, however long Python's start takes
     widgets_match_cpython(driver, SG_PAGE)
     change_one_input(driver, SG_PAGE)
 
 
 STALLS = {
-    # (hook, how many starts stall): what the live status line says, how the last start booted
+    # (hook, how many starts stall): what the live status line says, how the last start booted.
+    # Firefox's stall was a stuck thread; the page's watchdog is the same code in every browser,
+    # so the other two kinds run in Chromium only (the whole run must stay within 10 minutes).
     "thread stuck": ("thread", 1, "on its second start (the first stopped answering)", "snapshot"),
     "waits for ever": ("wait", 1, "on its second start (the first stopped making progress)", "snapshot"),
     "twice": ("thread", 2, "on its third start (the second stopped answering)", "plain"),
 }
+STALL_CASES = [pytest.param(stall, name, id=f"{stall}-{name}", marks=MARKS[name])
+               for stall in STALLS for name in (("chromium", "firefox", "webkit") if stall == "thread stuck" else ("chromium",))]
 
 
 @pytest.fixture(scope="module")
@@ -196,13 +201,12 @@ def stalling_site(built_site, tmp_path_factory) -> Iterator[dict[str, str]]:
             start = copy / "static" / "engine-start.js"
             code = start.read_text(encoding="utf-8")
             _replace(start, f'globalThis.rulesExplorerTestStall = "{hook}"; globalThis.rulesExplorerTestStalls = {count};\n'
-                            "globalThis.rulesExplorerStallMs = 5000; globalThis.rulesExplorerStuckMs = 8000;\n" + code)
+                            "globalThis.rulesExplorerStallMs = 6000; globalThis.rulesExplorerStuckMs = 10000;\n" + code)
             urls[name] = stack.enter_context(serving(copy))
         yield urls
 
 
-@browsers("chromium", "firefox", "webkit")
-@pytest.mark.parametrize("stall", list(STALLS))
+@pytest.mark.parametrize("stall, driver", STALL_CASES, indirect=["driver"])
 def test_a_stalled_boot_is_started_again_and_goes_live(driver, stalling_site, stall):
     _, _, said, boot = STALLS[stall]
     booted = open_live(driver, stalling_site[stall] + SG_PAGE)

@@ -116,8 +116,10 @@ function compileSmallModulesOnce() {
   };
 }
 
-function status(stage, detail) {
-  self.postMessage({ type: "status", stage, detail });
+// `plain`: the worker now boots without the snapshot, a long stretch of
+// Python's own start without a heartbeat, which the page does not restart.
+function status(stage, detail, plain = false) {
+  self.postMessage({ type: "status", stage, detail, plain });
 }
 
 function reason(err) {
@@ -275,11 +277,12 @@ async function boot() {
   const undoSmallModules = compileSmallModulesOnce();
   let smallModules;
   try {
+    if (PLAIN) await snapshot; // throws: straight to the plain boot
     handle = await bootFromSnapshot(loadPyodide, createModule, snapshot);
   } catch (err) {
     kind = "plain";
     fallback = reason(err);
-    status("python", `Starting without the snapshot (${fallback})`);
+    status("python", `Starting without the snapshot (${fallback})`, true);
     handle = await bootPlain(loadPyodide);
   } finally {
     smallModules = undoSmallModules();
