@@ -129,8 +129,8 @@ function reason(err) {
 // The snapshot (readSnapshot in snapshot.js), fetched (its request went out
 // with the prefetches) and inflated on this worker's thread as it arrives.
 // No helper worker: in Firefox, a worker started from this worker now and
-// then left this one stuck for good (NOTES.md, issue 11), and on two cores
-// the helper gained nothing measurable in Chromium.
+// then left this one stuck for good (NOTES.md, issue 11); in Chromium on
+// two cores the difference was within the noise.
 async function loadSnapshot() {
   const { fetchSnapshot, readSnapshot } = await import("./snapshot.js");
   return readSnapshot(await fetchSnapshot(SNAPSHOT_URL, SNAPSHOT_BYTES, progress));
