@@ -400,3 +400,27 @@ def test_the_engine_worker_starts_no_worker_of_its_own():
     in the engine worker itself."""
     worker = (build.ROOT / "site" / "static" / "engine-worker.js").read_text(encoding="utf-8")
     assert "new Worker(" not in worker
+
+
+def test_a_snapshot_download_that_stalls_is_started_again(guarded_page, site_url):
+    """The first snapshot request never answers: the worker's heartbeats then show
+    no progress, and the page starts a fresh worker, whose download goes through."""
+    page = guarded_page
+    page.add_init_script("globalThis.rulesExplorerStuckMs = 8000;")
+    held: list[str] = []
+
+    def first_one_held(route):
+        if held:
+            route.continue_()
+        else:
+            held.append(route.request.url)  # never answered
+
+    page.route("**/pyodide/" + build.SNAPSHOT_NAME, first_one_held)
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert len(held) == 1
+    assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
+    assert page.evaluate("window.rulesExplorer.engine.bootRestarts") == 1
+    status = page.text_content(f"#{SG} .engine-status")
+    assert "on its second start (the first stopped making progress)" in status, status
+    assert_widgets_match_cpython(page, SG_PAGE)
