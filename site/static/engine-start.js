@@ -7,6 +7,12 @@
 // The build writes the memory snapshot's size on this script's tag (what
 // Pyodide sizes its memory by): the worker needs it to start Pyodide while
 // the snapshot still downloads.
+//
+// widgets.js calls rulesExplorerStartEngine({plain: true}) or () again to
+// replace a worker whose boot stalled; with `plain` the fresh one boots
+// without the snapshot. Tests set globalThis.rulesExplorerTestStall
+// ("thread") to make the boot of the first rulesExplorerTestStalls workers
+// (default 1) stall.
 (function () {
   var script = document.currentScript;
   // Resolved now: in-site links change the page's URL, and a relative src with it.

@@ -31,8 +31,8 @@ const PARAMS = new URL(import.meta.url).searchParams;
 const SNAPSHOT_BYTES = Number(PARAMS.get("snapshot-bytes")) || 0;
 // ?boot=plain: the page restarted a boot that stalled, and asks for the plain one.
 const PLAIN = PARAMS.get("boot") === "plain";
-// ?test-stall=thread|wait: tests make this boot stall after its first status,
-// its thread stuck (as Firefox's was, NOTES.md) or waiting for ever.
+// ?test-stall=thread: tests make this boot's thread stick after its first
+// status, as Firefox's did (NOTES.md).
 const TEST_STALL = PARAMS.get("test-stall");
 const OPTIONS = {
   indexURL: RUNTIME,
@@ -259,7 +259,6 @@ async function boot() {
   const started = performance.now();
   status("runtime", "Loading the Python runtime");
   if (TEST_STALL === "thread") for (;;);
-  if (TEST_STALL === "wait") await new Promise(() => {});
   // The snapshot downloads while Pyodide's loader and runtime load and compile.
   const runtimeFiles = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"].map((name) => RUNTIME + name);
   prefetch(PLAIN ? runtimeFiles : [SNAPSHOT_URL, ...runtimeFiles]);
