@@ -1,7 +1,9 @@
 """Shared fixtures: the fully built site, served on 127.0.0.1, and Chromium.
 
 Browser tests use pytest-playwright with Debian's chromium (``CHROMIUM_PATH``,
-default /usr/bin/chromium); ``./dev test`` installs it when it is missing.
+default /usr/bin/chromium); ``./dev test`` installs it when it is missing,
+and Firefox ESR, WebKitGTK's driver and Xvfb for tests/test_browsers.py
+(drivers in tests/browsers.py).
 Every page a test opens is watched: a console error, an uncaught exception
 or a request to any host but the test server fails the test.
 """

@@ -7,16 +7,29 @@
 // The build writes the memory snapshot's size on this script's tag (what
 // Pyodide sizes its memory by): the worker needs it to start Pyodide while
 // the snapshot still downloads.
+//
+// widgets.js calls rulesExplorerStartEngine({plain: true}) or () again to
+// replace a worker whose boot stalled; with `plain` the fresh one boots
+// without the snapshot. Tests set globalThis.rulesExplorerTestStall
+// ("thread") to make the boot of the first rulesExplorerTestStalls workers
+// (default 1) stall.
 (function () {
   var script = document.currentScript;
   // Resolved now: in-site links change the page's URL, and a relative src with it.
   var url = new URL("engine-worker.js", script.src);
   if (script.dataset.snapshotBytes) url.searchParams.set("snapshot-bytes", script.dataset.snapshotBytes);
 
-  function start() {
+  var started = 0;
+
+  function start(options) {
     if (window.rulesExplorerWorker) return window.rulesExplorerWorker;
     performance.mark("engine-start");
-    var worker = new Worker(url, { type: "module" });
+    var workerUrl = new URL(url);
+    if (options && options.plain) workerUrl.searchParams.set("boot", "plain");
+    if (globalThis.rulesExplorerTestStall && started++ < (globalThis.rulesExplorerTestStalls || 1)) {
+      workerUrl.searchParams.set("test-stall", globalThis.rulesExplorerTestStall);
+    }
+    var worker = new Worker(workerUrl, { type: "module" });
     worker.early = [];
     worker.onmessage = function (event) { worker.early.push({ type: "message", data: event.data }); };
     worker.onerror = function (event) { event.preventDefault(); worker.early.push({ type: "error", message: event.message }); };

@@ -12,11 +12,11 @@
 //
 // When the page passes the snapshot's size (?snapshot-bytes=N, from the
 // build), Pyodide starts before the snapshot has arrived, on a stand-in of
-// that size: it compiles the WebAssembly and sets up its runtime while a
-// helper worker downloads and inflates the snapshot (loadSnapshot), and only
-// the restore waits for it (bootOn). The snapshot is sparse (without its
-// all-zero pages and those the fresh runtime holds already) and goes
-// straight into Pyodide's memory (snapshot.js).
+// that size: it compiles the WebAssembly and sets up its runtime while the
+// snapshot downloads and is inflated (loadSnapshot), and only the restore
+// waits for it (bootOn). The snapshot is sparse (without its all-zero pages
+// and those the fresh runtime holds already) and goes straight into
+// Pyodide's memory (snapshot.js).
 //
 // Everything the boot downloads is requested at once, when the worker starts
 // (a worker has no <link rel=preload>): Pyodide asks for its runtime files only
@@ -27,7 +27,13 @@
 
 const RUNTIME = new URL("../pyodide/", import.meta.url).href;
 const SNAPSHOT_URL = RUNTIME + "snapshot.bin.gz";
-const SNAPSHOT_BYTES = Number(new URL(import.meta.url).searchParams.get("snapshot-bytes")) || 0;
+const PARAMS = new URL(import.meta.url).searchParams;
+const SNAPSHOT_BYTES = Number(PARAMS.get("snapshot-bytes")) || 0;
+// ?boot=plain: the page restarted a boot that stalled, and asks for the plain one.
+const PLAIN = PARAMS.get("boot") === "plain";
+// ?test-stall=thread: tests make this boot's thread stick after its first
+// status, as Firefox's did (NOTES.md).
+const TEST_STALL = PARAMS.get("test-stall");
 const OPTIONS = {
   indexURL: RUNTIME,
   lockFileURL: RUNTIME + "pyodide-lock.json",
@@ -110,49 +116,24 @@ function compileSmallModulesOnce() {
   };
 }
 
-function status(stage, detail) {
-  self.postMessage({ type: "status", stage, detail });
+// `plain`: the worker now boots without the snapshot, a long stretch of
+// Python's own start without a heartbeat, which the page does not restart.
+function status(stage, detail, plain = false) {
+  self.postMessage({ type: "status", stage, detail, plain });
 }
 
 function reason(err) {
   return String(err && err.message ? err.message : err).split("\n")[0];
 }
 
-// The snapshot (readSnapshot in snapshot.js), fetched and inflated by a worker
-// of its own when this worker can start one: the inflating then runs beside
-// Pyodide's start instead of in it.
+// The snapshot (readSnapshot in snapshot.js), fetched (its request went out
+// with the prefetches) and inflated on this worker's thread as it arrives.
+// No helper worker: in Firefox, a worker started from this worker now and
+// then left this one stuck for good (NOTES.md, issue 11); in Chromium on
+// two cores the difference was within the noise.
 async function loadSnapshot() {
-  let code;
-  const snapshotJs = () => (code ??= import("./snapshot.js"));
-  const bytes = fetchSnapshot(snapshotJs); // the helper starts first
-  const [snapshot, { readSnapshot }] = await Promise.all([bytes, snapshotJs()]);
-  return readSnapshot(snapshot);
-}
-
-function fetchSnapshot(snapshotJs) {
-  const here = async () => (await snapshotJs()).fetchSnapshot(SNAPSHOT_URL, SNAPSHOT_BYTES);
-  let helper;
-  try {
-    helper = new Worker(new URL("snapshot.js", import.meta.url), { type: "module", name: "rules-explorer-snapshot" });
-  } catch {
-    return here();
-  }
-  return new Promise((resolve, reject) => {
-    helper.onmessage = (event) => {
-      helper.terminate();
-      if (event.data.error) reject(new Error(event.data.error));
-      else {
-        stage("snapshot_from_helper");
-        resolve(event.data.bytes);
-      }
-    };
-    helper.onerror = (event) => {
-      event.preventDefault();
-      helper.terminate();
-      resolve(here()); // no helper after all: do it here
-    };
-    helper.postMessage({ url: SNAPSHOT_URL, size: SNAPSHOT_BYTES });
-  });
+  const { fetchSnapshot, readSnapshot } = await import("./snapshot.js");
+  return readSnapshot(await fetchSnapshot(SNAPSHOT_URL, SNAPSHOT_BYTES, progress));
 }
 
 // The engine's request handler. After a plain boot, a first request imports
@@ -218,8 +199,8 @@ class SizeMismatch extends Error {}
 // Starts Pyodide on a stand-in of the snapshot's size: Pyodide reads only its
 // size (to size its memory) until the restore. The module factory below holds
 // the restore back until the snapshot has arrived and points Pyodide's restore
-// at it, so the bytes go straight from the helper into Pyodide's memory. The
-// stand-in is never written, so its pages are never touched.
+// at it, so the bytes go straight from the inflated file into Pyodide's
+// memory. The stand-in is never written, so its pages are never touched.
 async function bootOn(size, loadPyodide, createModule, snapshot) {
   let pending = snapshot; // Pyodide keeps this factory for good: it lets go of the 14 MB once used
   const createPyodideModule = async (settings) => {
@@ -264,12 +245,24 @@ async function bootPlain(loadPyodide) {
 const stages = {}; // ms since the worker's time origin (sent as timeOrigin), for the benchmark
 const stage = (name) => { stages[name] = Math.round(performance.now()); };
 
+// While it boots the worker tells the page every HEARTBEAT_MS that its thread
+// runs and how far it has come (stages reached, snapshot bytes inflated): the
+// page starts a fresh worker when these stop or stand still (widgets.js).
+const HEARTBEAT_MS = 1000;
+const moved = { bytes: 0 };
+const progress = (bytes) => { moved.bytes = bytes; };
+const heartbeat = setInterval(() => {
+  self.postMessage({ type: "alive", stages: Object.keys(stages).length, bytes: moved.bytes });
+}, HEARTBEAT_MS);
+
 async function boot() {
   const started = performance.now();
   status("runtime", "Loading the Python runtime");
+  if (TEST_STALL === "thread") for (;;);
   // The snapshot downloads while Pyodide's loader and runtime load and compile.
-  const snapshot = loadSnapshot();
-  prefetch(["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"].map((name) => RUNTIME + name));
+  const runtimeFiles = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"].map((name) => RUNTIME + name);
+  prefetch(PLAIN ? runtimeFiles : [SNAPSHOT_URL, ...runtimeFiles]);
+  const snapshot = PLAIN ? Promise.reject(new Error("after a stalled start")) : loadSnapshot();
   compileEarly(RUNTIME + "pyodide.asm.wasm");
   snapshot.then(() => stage("snapshot_bytes"), () => {});
   snapshot.catch(() => {}); // reported below, when the boot falls back
@@ -283,11 +276,12 @@ async function boot() {
   const undoSmallModules = compileSmallModulesOnce();
   let smallModules;
   try {
+    if (PLAIN) await snapshot; // throws: straight to the plain boot
     handle = await bootFromSnapshot(loadPyodide, createModule, snapshot);
   } catch (err) {
     kind = "plain";
     fallback = reason(err);
-    status("python", `Starting without the snapshot (${fallback})`);
+    status("python", `Starting without the snapshot (${fallback})`, true);
     handle = await bootPlain(loadPyodide);
   } finally {
     smallModules = undoSmallModules();
@@ -300,6 +294,8 @@ async function boot() {
 }
 
 const ready = boot();
+const stopHeartbeat = () => clearInterval(heartbeat);
+ready.then(stopHeartbeat, stopHeartbeat);
 ready.then((handle) => { warmUp.handle = handle; warmLater(); }, () => {});
 ready.catch((err) => {
   self.postMessage({ type: "failed", message: String(err && err.message ? err.message : err) });

@@ -1,11 +1,7 @@
 // The Pyodide memory snapshot made at build time: downloading it, inflating it,
 // and restoring it into Pyodide's memory.
 //
-// The engine worker starts this module as a worker of its own, named
-// HELPER_NAME, so the inflating runs beside Pyodide's start: asked {url, size},
-// it answers {bytes} (its buffer transferred) or {error}. Where workers cannot
-// start workers, the engine worker imports it and calls fetchSnapshot itself.
-// (One file for both, so the helper has no import of its own to wait for.)
+// The engine worker imports it and calls fetchSnapshot and readSnapshot;
 // tools/make_snapshot.mjs imports it too, to check the snapshot it writes.
 //
 // The build ships the snapshot sparse. About half of Pyodide's memory is
@@ -17,8 +13,6 @@
 // the restore: a runtime that holds something else there is not restored
 // into. A plain Pyodide snapshot ("\0snp", what makeMemorySnapshot returns)
 // is read too.
-
-export const HELPER_NAME = "rules-explorer-snapshot";
 
 const PYODIDE_MAGIC = 0x706e7300; // "\0snp" as Pyodide writes it (little-endian u32)
 export const SPARSE_MAGIC = 0x70737200; // "\0rsp": ours
@@ -211,7 +205,8 @@ function streamOf(first, reader) {
 // as it is; a server that decoded it on the way, by Content-Encoding, is fine
 // too), in one buffer of the right size as they arrive. `size` is the page's
 // figure for a plain snapshot's length; a sparse one says its own.
-export async function fetchSnapshot(url, size = 0) {
+// `progress(n)` is told the number of bytes inflated so far, chunk by chunk.
+export async function fetchSnapshot(url, size = 0, progress = () => {}) {
   let response;
   try {
     response = await fetch(url);
@@ -231,6 +226,7 @@ export async function fetchSnapshot(url, size = 0) {
       const { done, value } = await out.read();
       if (done) break;
       sink.push(value);
+      progress(sink.length);
     }
   } catch (err) {
     throw new Error(`the snapshot is corrupt: ${reason(err)}`);
@@ -238,16 +234,4 @@ export async function fetchSnapshot(url, size = 0) {
   const bytes = sink.done();
   readSnapshot(bytes); // throws now, with the reason, if it is not one
   return bytes;
-}
-
-if (globalThis.name === HELPER_NAME) {
-  self.onmessage = async (event) => {
-    const { url, size } = event.data;
-    try {
-      const bytes = await fetchSnapshot(url, size);
-      self.postMessage({ bytes }, [bytes.buffer]);
-    } catch (err) {
-      self.postMessage({ error: reason(err) });
-    }
-  };
 }

@@ -1,0 +1,178 @@
+"""One small driver layer over three browsers, so one test body runs in each.
+
+* Chromium: Playwright with Debian's chromium (the browser fixture of pytest-playwright).
+* Firefox: Debian's firefox-esr, headless, over WebDriver BiDi with npm's
+  puppeteer-core, through ``tests/firefox_driver.mjs`` (JSON lines on its
+  stdin and stdout).
+* WebKit: WebKitGTK's ``WebKitWebDriver`` (Debian's webkit2gtk-driver) with
+  selenium, on an Xvfb display that the driver starts (WebKitGTK has no
+  headless mode).
+
+A driver opens a URL as a first visit (a fresh context in Chromium and Firefox;
+WebKit keeps one session), calls a JavaScript function's text in the page with
+JSON arguments, and reports console errors where the browser tells them
+(Chromium and Firefox; WebDriver classic has no log for WebKitGTK).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+FIREFOX = os.environ.get("FIREFOX_PATH", "/usr/bin/firefox-esr")
+WEBKIT_DRIVER = os.environ.get("WEBKIT_DRIVER_PATH", "/usr/bin/WebKitWebDriver")
+XVFB = "Xvfb"
+
+
+class Driver:
+    """What a test needs of a browser."""
+
+    name = ""
+
+    def open(self, url: str) -> None:
+        raise NotImplementedError
+
+    def call(self, fn: str, *args: Any) -> Any:
+        """The page's value of ``(fn)(...args)``; ``fn`` is a JavaScript function's text."""
+        raise NotImplementedError
+
+    def errors(self) -> list[str]:
+        return []
+
+    def quit(self) -> None:
+        pass
+
+    def wait(self, fn: str, *args: Any, timeout: float = 60, interval: float = 0.05) -> Any:
+        """Poll ``fn`` until it returns a truthy value; return that value."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = self.call(fn, *args)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.name}: timed out after {timeout:.0f} s waiting for {fn}")
+            time.sleep(interval)
+
+
+class Chromium(Driver):
+    name = "chromium"
+
+    def __init__(self, browser) -> None:
+        self.browser = browser
+        self.context = None
+        self.page = None
+        self._errors: list[str] = []
+
+    def open(self, url: str) -> None:
+        self.quit()
+        self._errors = []
+        self.context = self.browser.new_context()
+        self.page = self.context.new_page()
+        self.page.on("console", lambda m: m.type == "error" and self._errors.append(f"console error: {m.text}"))
+        self.page.on("pageerror", lambda exc: self._errors.append(f"page error: {exc}"))
+        self.page.goto(url)
+
+    def call(self, fn: str, *args: Any) -> Any:
+        return self.page.evaluate(f"({fn})(...{json.dumps(list(args))})")
+
+    def errors(self) -> list[str]:
+        return list(self._errors)
+
+    def quit(self) -> None:
+        if self.context:
+            self.context.close()
+        self.context = self.page = None
+
+
+class Firefox(Driver):
+    name = "firefox"
+
+    def __init__(self) -> None:
+        if not Path(FIREFOX).exists():
+            raise RuntimeError(f"Firefox is missing at {FIREFOX}: run the tests with ./dev test, which installs it")
+        self.process = subprocess.Popen(
+            ["node", str(ROOT / "tests" / "firefox_driver.mjs"), FIREFOX], cwd=ROOT,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.version = self._answer()
+
+    def _answer(self) -> Any:
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the Firefox driver stopped (exit status {self.process.poll()})")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError(f"firefox: {answer['error']}")
+        return answer["ok"]
+
+    def _send(self, **request: Any) -> Any:
+        self.process.stdin.write(json.dumps(request) + "\n")
+        return self._answer()
+
+    def open(self, url: str) -> None:
+        self._send(op="open", url=url)
+
+    def call(self, fn: str, *args: Any) -> Any:
+        return self._send(op="call", fn=fn, args=list(args))
+
+    def errors(self) -> list[str]:
+        return self._send(op="errors")
+
+    def quit(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class WebKit(Driver):
+    name = "webkit"
+
+    def __init__(self) -> None:
+        from selenium import webdriver
+        from selenium.webdriver.webkitgtk.options import Options
+        from selenium.webdriver.webkitgtk.service import Service
+
+        for program in (WEBKIT_DRIVER, XVFB):
+            if not shutil.which(program):
+                raise RuntimeError(f"{program} is missing: run the tests with ./dev test, which installs it")
+        # Xvfb picks a free display and writes its number to the pipe it is given.
+        read, write = os.pipe()
+        self.xvfb = subprocess.Popen([XVFB, "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                                     pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(write)
+        with os.fdopen(read) as pipe:
+            display = pipe.readline().strip()
+        if not display:
+            self.xvfb.kill()
+            raise RuntimeError("Xvfb did not start")
+        env = {**os.environ, "DISPLAY": f":{display}"}
+        options = Options()
+        options.add_argument("--automation")
+        try:
+            self.driver = webdriver.WebKitGTK(options=options, service=Service(WEBKIT_DRIVER, env=env))
+        except Exception:
+            self.xvfb.kill()
+            raise
+        self.driver.set_script_timeout(60)
+
+    def open(self, url: str) -> None:
+        self.driver.get(url)
+
+    def call(self, fn: str, *args: Any) -> Any:
+        return self.driver.execute_script(f"return ({fn})(...arguments);", *args)
+
+    def quit(self) -> None:
+        try:
+            self.driver.quit()
+        finally:
+            self.xvfb.terminate()
+            self.xvfb.wait()

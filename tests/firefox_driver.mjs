@@ -1,0 +1,63 @@
+// Drives Debian's Firefox ESR for the Python tests (tests/browsers.py), over
+// WebDriver BiDi with puppeteer-core: no geckodriver. One JSON object a line
+// on stdin, one answer a line on stdout:
+//
+//   {"op": "open", "url": U}          a fresh browser context (a first visit: its
+//                                     own cache and storage) with one page at U
+//   {"op": "call", "fn": F, "args": A} the page's value of (F)(...A), F a function's text
+//   {"op": "errors"}                  console errors and uncaught exceptions since open
+//   {"op": "close"}                   closes the context
+//
+// Each answer is {"ok": value} or {"error": message}. Usage:
+//   node tests/firefox_driver.mjs [/usr/bin/firefox-esr]
+import { createInterface } from "node:readline";
+import puppeteer from "puppeteer-core";
+
+const browser = await puppeteer.launch({
+  browser: "firefox",
+  executablePath: process.argv[2] || "/usr/bin/firefox-esr",
+  headless: true,
+  // No updates, studies or telemetry: the tests' server is the only host.
+  extraPrefsFirefox: { "app.update.enabled": false, "datareporting.policy.dataSubmissionEnabled": false },
+});
+let context = null;
+let page = null;
+let errors = [];
+
+async function close() {
+  if (context) await context.close();
+  context = page = null;
+}
+
+const ops = {
+  async open({ url }) {
+    await close();
+    errors = [];
+    context = await browser.createBrowserContext();
+    page = await context.newPage();
+    page.on("console", (message) => { if (message.type() === "error") errors.push(`console error: ${message.text()}`); });
+    page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
+    await page.goto(url);
+    return null;
+  },
+  async call({ fn, args = [] }) {
+    return page.evaluate(`(${fn})(...${JSON.stringify(args)})`);
+  },
+  async errors() {
+    return errors;
+  },
+  close,
+};
+
+const answer = (data) => process.stdout.write(JSON.stringify(data) + "\n");
+answer({ ok: (await browser.version()) });
+for await (const line of createInterface({ input: process.stdin })) {
+  const request = JSON.parse(line);
+  try {
+    const value = await ops[request.op](request);
+    answer({ ok: value === undefined ? null : value });
+  } catch (err) {
+    answer({ error: String(err && err.message ? err.message : err) });
+  }
+}
+await browser.close();
