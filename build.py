@@ -59,6 +59,8 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 WHEEL_NAME = f"wargame_engine-{ENGINE_VERSION}-py3-none-any.whl"
 DEFAULT_SEED = 1
 """Seed of the pre-rendered sample roll."""
+COMPACT_LINK_OVER = 600
+"""A link query longer than this is written as the engine's compact state (widgets.js COMPACT_OVER)."""
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
@@ -360,6 +362,8 @@ class WidgetRenderer:
             values = self._state(w, ex_pairs, base, f"#{instance} example {ex_title!r}")
             link = w.link_state(values, base)
             query = "&".join(f"{instance}.{k}={_quote(v)}" for k, v in link.items())
+            if len(query) > COMPACT_LINK_OVER:  # as widgets.js writes links: the engine's compact state
+                query = f"{instance}={_quote(w.state_text(values, base))}"
             rendered_examples.append({"title": ex_title, "query": query,
                                       "html": w.render(w.run(values))})
         info = {"instance": instance, "widget": widget_id, "title": title}

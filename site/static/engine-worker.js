@@ -301,22 +301,33 @@ ready.catch((err) => {
   self.postMessage({ type: "failed", message: String(err && err.message ? err.message : err) });
 });
 
+// Requests go through the scheduler (scheduler.js): a reader's requests go
+// ahead of Monte Carlo chunks, which are cut to about 10 ms each so that a
+// cancel or a change is heard between two. Imported once the boot has
+// started, so its fetch does not hold the boot back.
+const scheduling = import("./scheduler.js");
+let scheduler = null;
+
+async function getScheduler() {
+  if (scheduler) return scheduler;
+  const [{ Scheduler }, handle] = await Promise.all([scheduling, ready]);
+  scheduler ??= new Scheduler((request) => {
+    const answer = handle(request);
+    if (answer.error?.detail) console.warn(`engine: ${answer.error.detail}`); // for developers, not readers
+    return answer;
+  }, (message) => self.postMessage(message), { onIdle: warmLater });
+  return scheduler;
+}
+
 self.onmessage = async (event) => {
   clearTimeout(warmUp.timer); // the page's request goes first
-  const { id, ...request } = event.data || {};
-  let handle;
+  const message = event.data || {};
+  let s;
   try {
-    handle = await ready;
+    s = await getScheduler();
   } catch (err) {
-    self.postMessage({ id, error: { type: "EngineUnavailable", message: "the engine could not start", field: "", allowed: "" } });
+    self.postMessage({ id: message.id, error: { type: "EngineUnavailable", message: "the engine could not start", field: "", allowed: "" } });
     return;
   }
-  try {
-    const answer = handle(request);
-    if (answer.error) self.postMessage({ id, error: answer.error });
-    else self.postMessage({ id, result: answer });
-  } catch (err) {
-    self.postMessage({ id, error: { type: "BridgeError", message: String(err), field: "", allowed: "" } });
-  }
-  warmLater();
+  s.submit(message);
 };

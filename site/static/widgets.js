@@ -4,7 +4,15 @@
 // The page is complete without this script: every widget carries its result
 // pre-rendered at build time by the same engine.
 
+import { SimulationView } from "./simulation.js";
+
 const SEED_KEY = "seed";
+const TRIALS_KEY = "trials";
+// A query longer than this goes into the link as the engine's compact state
+// (?instance=~1.…) instead of one parameter per input.
+const COMPACT_OVER = 600;
+// Many servers and CDNs refuse a request line past 8 KB: the share box says so.
+const SAFE_LINK_LENGTH = 8000;
 const DEBOUNCE_MS = 150;
 const DEFAULT_SEED = "1";
 const PUBLISH_DELAY_MS = 150;
@@ -38,6 +46,7 @@ const ORDINAL = ["first", "second", "third"];
 class Engine {
   constructor() {
     this.pending = new Map();
+    this.jobProgress = new Map(); // job id -> progress listener
     this.nextId = 1;
     this.listeners = new Set();
     this.state = "loading";
@@ -132,6 +141,10 @@ class Engine {
       document.documentElement.dataset.engineWarmMs = String(Math.round(performance.now()));
       return;
     }
+    if (data.progress) {
+      this.jobProgress.get(data.id)?.(data.progress);
+      return;
+    }
     const waiting = this.pending.get(data.id);
     if (!waiting) return;
     this.pending.delete(data.id);
@@ -157,6 +170,22 @@ class Engine {
       this.pending.set(id, resolve);
       this.worker.postMessage({ id, ...request });
     });
+  }
+
+  // A Monte Carlo run in the worker's scheduler: `onProgress` hears how far it
+  // has come a few times a second; `done` resolves with the last answer (or an
+  // error, type "Cancelled" when stopped or replaced).
+  job(request, onProgress) {
+    const id = this.nextId++;
+    this.jobProgress.set(id, onProgress);
+    const done = new Promise((resolve) => {
+      this.pending.set(id, (answer) => {
+        this.jobProgress.delete(id);
+        resolve(answer);
+      });
+      this.worker.postMessage({ id, op: "job", ...request });
+    });
+    return { done, cancel: () => this.worker.postMessage({ op: "cancel", job: id }) };
   }
 
   // Resolves once every request sent so far has been answered (benchmarks use it).
@@ -198,7 +227,7 @@ function collect(container) {
 function fill(container, values) {
   for (const el of keyed(container)) {
     const key = el.dataset.key;
-    if (!(key in values)) continue;
+    if (!Object.hasOwn(values, key)) continue;
     const value = values[key];
     if (el.classList.contains("list")) {
       const items = el.querySelector(":scope > ol.items");
@@ -262,21 +291,32 @@ function escapeRe(text) {
 // ---- links -------------------------------------------------------------
 
 function linkParams() {
-  // {instance: {path: text}} from the query string.
-  const groups = {};
+  // instance -> {path: text} from the query string. A Map, and objects with no
+  // prototype: a link's keys (`__proto__`, `constructor`) are data, never a
+  // way onto the page's own objects.
+  const groups = new Map();
   for (const [key, value] of new URLSearchParams(location.search)) {
     const dot = key.indexOf(".");
     const instance = dot < 0 ? key : key.slice(0, dot);
     const path = dot < 0 ? "" : key.slice(dot + 1);
-    (groups[instance] ??= {})[path] = value;
+    if (!groups.has(instance)) groups.set(instance, Object.create(null));
+    groups.get(instance)[path] = value;
   }
   return groups;
 }
 
-function queryFor(instance, link, seed) {
+// The link parameters of one widget: its inputs that differ from the page's,
+// one parameter each, or, past COMPACT_OVER characters, the engine's compact
+// state; then the seed and the number of trials when not the defaults.
+function queryFor(instance, link, state, seed, trials) {
   const params = new URLSearchParams();
   for (const [path, text] of Object.entries(link)) params.append(`${instance}.${path}`, text);
+  if (state && params.toString().length > COMPACT_OVER) {
+    params.forEach((_, key) => params.delete(key));
+    params.append(instance, state);
+  }
   if (seed !== null && seed !== DEFAULT_SEED) params.append(`${instance}.${SEED_KEY}`, seed);
+  if (trials !== null) params.append(`${instance}.${TRIALS_KEY}`, trials);
   return params;
 }
 
@@ -297,6 +337,9 @@ class LiveWidget {
     this.seedInput = section.querySelector("input.seed");
     this.rollResult = section.querySelector(".roll-result");
     this.shareInput = section.querySelector(".share-link");
+    this.shareNote = null;
+    this.sim = section.querySelector(".widget-sim") ? new SimulationView(section, engine) : null;
+    this.state = ""; // the engine's compact form of the inputs (see queryFor)
     this.seq = 0;
     this.link = {};
     this.timer = null;
@@ -311,6 +354,10 @@ class LiveWidget {
     this.form.addEventListener("change", () => this.recompute());
     this.section.addEventListener("click", (e) => this.click(e));
     this.seedInput?.addEventListener("change", () => this.roll(this.seedInput.value));
+    this.sim?.trialsInput.addEventListener("change", () => this.runSim());
+    this.sim?.trialsInput.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") { e.preventDefault(); this.runSim(); }
+    });
     this.seedInput?.addEventListener("keydown", (e) => {
       if (e.key === "Enter") { e.preventDefault(); this.roll(this.seedInput.value); }
     });
@@ -322,9 +369,8 @@ class LiveWidget {
     if (target.matches("a[data-example]")) {
       if (this.engine.state !== "live") return; // a normal page load applies it
       event.preventDefault();
-      const params = Object.fromEntries(new URLSearchParams(target.dataset.example));
-      const pairs = {};
-      for (const [key, value] of Object.entries(params)) pairs[key.slice(this.instance.length + 1)] = value;
+      const pairs = Object.create(null);
+      for (const [key, value] of new URLSearchParams(target.dataset.example)) pairs[key.slice(this.instance.length + 1)] = value;
       this.applyLink(pairs).then(() => this.section.scrollIntoView({ block: "start" }));
       return;
     }
@@ -343,6 +389,8 @@ class LiveWidget {
     else if (action === "roll") this.roll(String(Math.floor(Math.random() * 1_000_000)));
     else if (action === "replay") this.roll(this.seedInput.value);
     else if (action === "copy-link") this.copyLink();
+    else if (action === "sim-run") this.runSim();
+    else if (action === "sim-stop") this.sim?.stop();
     else if (action === "reset") { fill(this.form, this.base); if (this.seedInput) this.seedInput.value = DEFAULT_SEED; this.recompute(); }
   }
 
@@ -351,8 +399,9 @@ class LiveWidget {
     this.status.textContent = text;
     const live = state === "live";
     for (const b of this.section.querySelectorAll("[data-action]")) {
-      if (!b.matches(".add-item, .remove-item")) b.disabled = !live;
+      if (!b.matches(".add-item, .remove-item, [data-action=sim-stop]")) b.disabled = !live;
     }
+    this.sim?.setLive(live);
   }
 
   schedule() {
@@ -366,7 +415,9 @@ class LiveWidget {
     this.result.setAttribute("aria-busy", "true");
   }
 
-  async recompute() {
+  // `estimate`: whether the Monte Carlo estimate follows (not at the page's
+  // start, where the pre-rendered one is the page's own state).
+  async recompute({ estimate = true } = {}) {
     clearTimeout(this.timer);
     if (this.engine.state !== "live") return;
     const seq = ++this.seq;
@@ -379,6 +430,14 @@ class LiveWidget {
     if (seq !== this.seq) return; // a newer request is on its way; never show an older answer
     this.show(answer);
     if (!answer.error && rolled) this.showRoll(await rolled, seq);
+    if (!answer.error && estimate) this.runSim(); // the estimate follows the inputs too (a new run replaces the old)
+  }
+
+  // Runs the Monte Carlo estimate for the form's inputs, the seed and the trials.
+  runSim() {
+    if (!this.sim || this.engine.state !== "live") return;
+    const seed = this.seedInput ? this.seedInput.value.trim() : DEFAULT_SEED;
+    this.sim.run(this.widget, collect(this.form), seed).then(() => this.site.publishState());
   }
 
   show(answer, rejected = []) {
@@ -389,7 +448,7 @@ class LiveWidget {
       this.showError(answer.error);
       return;
     }
-    const { html, link, digest } = answer.result;
+    const { html, link, digest, state } = answer.result;
     // Identical to what is shown (the pre-rendered result, the first time): leave the DOM be.
     if (digest !== this.result.dataset.digest) {
       this.result.innerHTML = html;
@@ -398,12 +457,13 @@ class LiveWidget {
     this.result.dataset.state = "live";
     this.section.dispatchEvent(new CustomEvent("widget-result", { bubbles: true, detail: { instance: this.instance } }));
     this.link = link;
+    this.state = state ?? "";
     this.site.publishState();
     if (rejected.length) {
       this.messages.hidden = false;
       this.messages.innerHTML = "";
       const p = document.createElement("p");
-      p.textContent = "Part of the link was rejected; those inputs keep their defaults:";
+      p.textContent = "Part of the link was not applied; the rest was. Not applied:";
       const ul = document.createElement("ul");
       for (const r of rejected) {
         const li = document.createElement("li");
@@ -467,13 +527,30 @@ class LiveWidget {
     return this.seedInput ? this.seedInput.value.trim() : null;
   }
 
+  trials() {
+    if (!this.sim) return null;
+    const text = this.sim.trialsInput.value.trim();
+    return text === this.sim.root.dataset.trials ? null : text;
+  }
+
   params() {
-    return queryFor(this.instance, this.link, this.seed());
+    return queryFor(this.instance, this.link, this.state, this.seed(), this.trials());
   }
 
   updateShare() {
     const query = this.params().toString();
     this.shareInput.value = `${location.origin}${location.pathname}${query ? "?" + query : ""}#${this.instance}`;
+    const long = this.shareInput.value.length > SAFE_LINK_LENGTH;
+    if (long && !this.shareNote) {
+      this.shareNote = document.createElement("p");
+      this.shareNote.className = "share-note";
+      this.shareInput.closest(".widget-share").after(this.shareNote);
+    }
+    if (this.shareNote) {
+      this.shareNote.hidden = !long;
+      this.shareNote.textContent = long ? `This link is ${this.shareInput.value.length.toLocaleString("en")} characters long; `
+        + "many servers refuse links over 8,000 characters, so it may not open elsewhere. Fewer changes make it shorter." : "";
+    }
   }
 
   async copyLink() {
@@ -491,6 +568,9 @@ class LiveWidget {
     const seed = pairs[SEED_KEY];
     delete pairs[SEED_KEY];
     if (seed !== undefined && this.seedInput) this.seedInput.value = seed;
+    const trials = pairs[TRIALS_KEY];
+    delete pairs[TRIALS_KEY];
+    if (trials !== undefined && this.sim) this.sim.trialsInput.value = trials;
     const seq = ++this.seq;
     this.markPending();
     const answer = await this.engine.call({ op: "from_link", widget: this.widget, params: pairs, base: this.base });
@@ -498,10 +578,14 @@ class LiveWidget {
     if (!answer.error) fill(this.form, answer.result.inputs);
     this.show(answer, answer.error ? [] : answer.result.rejected);
     if (!answer.error && this.seedInput) this.showRoll(await this.requestRoll(collect(this.form), this.seedInput.value), seq);
+    // The pre-rendered estimate is the page's own state: run only for another.
+    if (!answer.error && seq === this.seq && (Object.keys(this.link).length || this.seed() !== DEFAULT_SEED || this.trials() !== null)) {
+      this.runSim();
+    }
   }
 
   start(pairs) {
-    return pairs ? this.applyLink({ ...pairs }) : this.recompute();
+    return pairs ? this.applyLink({ ...pairs }) : this.recompute({ estimate: false });
   }
 }
 
@@ -545,7 +629,7 @@ class Site {
     }
     this.links = linkParams();
     const known = new Set(this.widgets.map((w) => w.instance));
-    const unknown = Object.keys(this.links).filter((k) => !known.has(k));
+    const unknown = [...this.links.keys()].filter((k) => !known.has(k));
     if (unknown.length) this.reportUnknown(unknown, this.links);
     this.engineState(this.engine.state, this.engine.stage, mountId);
   }
@@ -559,7 +643,7 @@ class Site {
     this.started = true;
     document.documentElement.dataset.engine = "live";
     const path = location.pathname;
-    Promise.all(this.widgets.map((w) => w.start(this.links[w.instance]))).then(() => {
+    Promise.all(this.widgets.map((w) => w.start(this.links.get(w.instance)))).then(() => {
       // Every widget of this page shows a live result (benchmarks and tests wait on this).
       if (mountId !== this.mountId) return;
       performance.mark("widgets-live", { detail: path });
@@ -586,8 +670,9 @@ class Site {
     const note = document.createElement("div");
     note.className = "link-notice";
     note.setAttribute("role", "alert");
-    const parts = unknown.map((k) => Object.keys(links[k]).map((p) => (p ? `${k}.${p}` : k)).join(", ")).join("; ");
-    note.textContent = `Part of this link was rejected: ${parts} does not name a widget on this page. The widgets show their defaults.`;
+    const parts = unknown.map((k) => Object.keys(links.get(k)).map((p) => (p ? `${k}.${p}` : k)).join(", ")).join("; ");
+    const applied = links.size > unknown.length ? " The rest of the link was applied." : "";
+    note.textContent = `Part of this link was not applied: ${parts} names no widget on this page.${applied}`;
     document.querySelector("main article")?.prepend(note);
   }
 
