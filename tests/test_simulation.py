@@ -1,0 +1,99 @@
+"""Monte Carlo widgets in Chromium, Firefox and WebKit.
+
+A run streams its progress, ends with exactly the HTML CPython renders for
+the same (inputs, seed, trials), stops within a chunk when asked, and follows
+a link that sets the seed and the number of trials. The engine's compact link
+state opens the same widget state as the dotted parameters.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from browsers import Driver
+from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
+
+from engine import widgets
+
+pytestmark = pytest.mark.browser
+
+PAGE = "atg/interception.html"
+INSTANCE = "atg-intercept-battle"
+SIM = f"#{INSTANCE} .widget-sim"
+
+STATE = """(s) => { const e = document.querySelector(s);
+    return [e.dataset.state, Number(e.querySelector('progress').value), Number(e.querySelector('progress').max)]; }"""
+SET_TRIALS = """(s, n) => { const i = document.querySelector(s + ' .sim-trials'); i.value = n;
+    i.dispatchEvent(new Event('change', {bubbles: true})); }"""
+CLICK = "(s) => document.querySelector(s).click()"
+
+
+def expected(driver: Driver, seed: int, trials: int) -> str:
+    w = widgets.get("atg.battle")
+    values = w.validate(base_inputs(driver, INSTANCE))
+    return w.render_tally(w.estimate(values, seed, 0, trials), values)
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_run_streams_and_ends_with_cpythons_figures(driver, site_url):
+    open_live(driver, site_url + PAGE)
+    assert driver.call(STATE, SIM)[0] == "prerendered"
+    shows(driver, f"{SIM} .sim-result", expected(driver, 1, 1000), "the pre-rendered estimate")
+    driver.call(SET_TRIALS, SIM, "1500")
+    seen = set()
+    def done():
+        state, value, _ = driver.call(STATE, SIM)
+        seen.add((state, value))
+        return state == "done"
+    polls = 0
+    while not done():  # every state the page passes through, polled as fast as the driver answers
+        polls += 1
+        assert polls < 20000, f"{driver.name}: the run never ended: {sorted(seen)[-5:]}"
+    assert any(state == "running" and 0 < value < 1500 for state, value in seen), \
+        f"{driver.name}: no progress was shown while the run went on: {sorted(seen)}"
+    shows(driver, f"{SIM} .sim-result", expected(driver, 1, 1500), "the estimate over 1500 trials")
+    driver.wait("() => location.search.includes('trials=1500')", timeout=5)  # written once the state settles
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_stop_ends_a_run_within_a_chunk(driver, site_url):
+    open_live(driver, site_url + PAGE)
+    driver.call(SET_TRIALS, SIM, "100000")
+    driver.wait("(s) => Number(document.querySelector(s + ' progress').value) > 0", SIM, timeout=30)
+    driver.call(CLICK, f"{SIM} [data-action=sim-stop]")
+    state, value, maximum = driver.wait("(s) => { const r = (" + STATE + ")(s); return r[0] === 'stopped' && r; }",
+                                        SIM, timeout=10)
+    assert 0 < value < maximum == 100000
+    announce = driver.call("(s) => document.querySelector(s + ' .sim-announce').textContent", SIM)
+    assert announce.startswith("Stopped after"), announce
+    # The engine answers at once afterwards: a short run ends with CPython's figures.
+    driver.call(SET_TRIALS, SIM, "200")
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=30)
+    shows(driver, f"{SIM} .sim-result", expected(driver, 1, 200), "a run after a stop")
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_link_sets_seed_and_trials(driver, site_url):
+    open_live(driver, site_url + f"{PAGE}?{INSTANCE}.seed=7&{INSTANCE}.trials=300#{INSTANCE}")
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=60)
+    shows(driver, f"{SIM} .sim-result", expected(driver, 7, 300), "the linked run")
+    assert driver.call("(s) => document.querySelector(s + ' .sim-trials').value", SIM) == "300"
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_compact_link_opens_the_same_state(driver, site_url):
+    w = widgets.get("atg.battle")
+    open_live(driver, site_url + PAGE)
+    page_base = w.validate(base_inputs(driver, INSTANCE))
+    choice = next(f for f in w.inputs.fields if f.__class__.__name__ == "Choice" and len(f.choices) > 1)
+    values = w.validate({**page_base, choice.name: next(c for c in choice.choices if c != page_base[choice.name])})
+    state = w.state_text(values, page_base)
+    assert state.startswith("~1.")
+    open_live(driver, site_url + f"{PAGE}?{INSTANCE}={quote(state, safe='')}#{INSTANCE}")
+    shows(driver, f"#{INSTANCE} .widget-result", w.render(w.run(values)), "the compact link's state")
+    assert driver.call("(s) => document.querySelector(s).value", f"#{INSTANCE}--{choice.name}") == values[choice.name]
+    assert driver.errors() == []
