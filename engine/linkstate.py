@@ -50,6 +50,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from .schema import Field, Group, InputError, ListOf, fraction_text, jsonable
+from .schema import shown as schema_shown
 
 __all__ = ["PREFIX", "encode", "decode", "is_state", "MAX_TEXT", "MAX_JSON", "MAX_DEPTH"]
 
@@ -183,7 +184,8 @@ def _payload(text: str) -> Any:
         raise _fail(f"the link state is longer than {MAX_TEXT} characters")
     if not text.startswith(PREFIX):
         raise _fail("this link state is from a format this site does not read"
-                    if text.startswith("~") else "is not a link state")
+                    if text.startswith("~") else f"the widget's own link parameter carries its state as written by this "
+                    f"site ({PREFIX}…); {schema_shown(text)} is not one")
     body = text[len(PREFIX):]
     mode, data = body[:1], _unb64(body[1:])
     if mode == "z":
