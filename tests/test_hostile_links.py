@@ -1,0 +1,78 @@
+"""Hostile and broken links on real pages, in Chromium, Firefox and WebKit (issue 11).
+
+Each link is opened as a reader would open it; the page must go live, say
+which parts it did not apply, leave the page's own objects alone, keep every
+state it shows editable, and then answer an ordinary change with exactly
+CPython's result. The engine-side cases (and why each is answered at once)
+are in test_hostile.py.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from test_browsers import base_inputs, browsers, change_one_input, driver, drivers, open_live, shows  # noqa: F401
+
+from engine import schema, widgets
+
+pytestmark = pytest.mark.browser
+
+PROTO = "__proto__.error=1&__proto__.method=POST&constructor.keys=1&constructor.entries=1"
+UNTOUCHED = """() => ({}).error === undefined && ({}).method === undefined && typeof Object.keys === 'function'
+    && typeof Object.entries === 'function' && !('keys' in {})"""
+NOTICES = "() => [...document.querySelectorAll('.link-notice, .widget-messages:not([hidden])')].map(e => e.textContent).join(' | ')"
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_prototype_keys_and_a_huge_exponent_touch_nothing(driver, site_url):
+    url = "ocs/combat-table-and-odds.html"
+    open_live(driver, site_url + f"{url}?{PROTO}&ocs-odds.attack=1e99999999&ocs-odds.defense=5#ocs-odds")
+    assert driver.call(UNTOUCHED)
+    notices = driver.call(NOTICES)
+    assert "__proto__.error" in notices and "attack" in notices and "not applied" in notices, notices
+    w = widgets.get("ocs.combat")
+    values = w.validate({**base_inputs(driver, "ocs-odds"), "defense": "5"})
+    shows(driver, "#ocs-odds .widget-result", w.render(w.run(values)), "the applied part of the link")
+    driver.call("""() => { const i = document.getElementById('ocs-odds--attack'); i.value = '13';
+        i.dispatchEvent(new Event('change', {bubbles: true})); }""")
+    shows(driver, "#ocs-odds .widget-result", w.render(w.run({**values, "attack": "13"})), "a change after the link")
+    driver.wait("() => !location.search.includes('__proto__') && location.search.includes('ocs-odds.attack=13')", timeout=5)
+    assert driver.call(UNTOUCHED)
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_cell_off_the_chart_stays_editable(driver, site_url):
+    url = "ocs/results.html"
+    open_live(driver, site_url + f"{url}?ocs-reader.cell=AL3o3#ocs-reader")
+    assert driver.call("() => document.getElementById('ocs-reader--cell').value") == "AL3o3"
+    w = widgets.get("ocs.result")
+    values = w.validate({**base_inputs(driver, "ocs-reader"), "cell": "AL3o3"})
+    shows(driver, "#ocs-reader .widget-result", w.render(w.run(values)), "the linked cell")
+    driver.call("""() => { const s = document.getElementById('ocs-reader--attacker_ar');
+        s.value = String((Number(s.value) + 1) % 6); s.dispatchEvent(new Event('change', {bubbles: true})); }""")
+    ar = driver.call("() => document.getElementById('ocs-reader--attacker_ar').value")
+    shows(driver, "#ocs-reader .widget-result", w.render(w.run({**values, "attacker_ar": ar})), "a change after it")
+    assert driver.errors() == []
+
+
+def first_list_path(group: schema.Group, prefix: str = "") -> str | None:
+    for f in group.fields:
+        path = f"{prefix}.{f.name}" if prefix else f.name
+        if isinstance(f, schema.ListOf):
+            return path
+        if isinstance(f, schema.Group) and (found := first_list_path(f, path)):
+            return found
+    return None
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_deep_nesting_in_a_link_is_refused_and_the_engine_stays_healthy(driver, site_url):
+    url = "europa/conversions-and-totals.html"
+    path = first_list_path(widgets.get("europa.aec").inputs)
+    open_live(driver, site_url + f"{url}?eu-stacks.{path}={quote('[' * 3000)}#eu-stacks")
+    notices = driver.call(NOTICES)
+    assert path in notices and "deep" in notices, notices
+    change_one_input(driver, url)
+    assert driver.errors() == []
