@@ -808,6 +808,13 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         super().end_headers()
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        if code == 414:  # a request line past http.server's 64 KB
+            message = "Link too long"
+            explain = ("This link is longer than the server accepts. The site writes short links; a link this "
+                       "long was probably edited by hand or pasted twice. Open the page without it.")
+        super().send_error(code, message, explain)
+
     def log_message(self, format: str, *args: Any) -> None:
         if os.environ.get("SITE_QUIET") != "1":
             super().log_message(format, *args)

@@ -204,3 +204,18 @@ def test_the_command_line_reports_an_engine_bug_in_one_line(monkeypatch):
     monkeypatch.setattr(type(w), "run", lambda self, raw: 1 / 0)
     code, out, err = run_cli("run", "ocs.combat")
     assert code == 1 and err.count("\n") == 1 and "ZeroDivisionError" not in err
+
+
+def test_the_server_explains_a_link_too_long_for_it(tmp_path):
+    import http.client
+
+    from conftest import serving
+
+    (tmp_path / "index.html").write_text("<p>hi</p>")
+    with serving(tmp_path) as url:
+        host, port = url.split("//")[1].rstrip("/").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        conn.request("GET", "/index.html?x=" + "a" * 70000)
+        reply = conn.getresponse()
+        body = reply.read().decode()
+    assert reply.status == 414 and "longer than the server accepts" in body
