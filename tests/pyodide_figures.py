@@ -15,11 +15,12 @@ RUNS = (("demo.dice", {}), ("atg.battle", {}),
         ("atg.battle", {"landscape": "forest", "river": True,
                         "attackers": [{"type": "Infantry", "count": 12, "side": 0},
                                       {"type": "Infantry", "count": 6, "side": 1},
-                                      {"type": "Tank", "count": 4, "side": 3}]}))
+                                      {"type": "Tank", "count": 4, "side": 3}]}),
+        ("sgs.battle", {}))
 
 
 def figures(root: str) -> str:
-    """Three estimates (tally and HTML) and thirty battle samples, as JSON text."""
+    """Estimates (tally and HTML) and thirty samples of each battle system, as JSON text."""
     sys.path.insert(0, root)
     from fixtures.demo_widget import ensure_registered
 
@@ -39,6 +40,8 @@ def figures(root: str) -> str:
         samples.append([answer["digest"],
                         hashlib.sha256(json.dumps(answer["result"], sort_keys=True).encode()).hexdigest()])
     out["atg.battle samples"] = samples
+    out["sgs.battle samples"] = [ask(op="sample", widget="sgs.battle", inputs={}, seed=seed)["digest"]
+                                 for seed in range(30)]
     return json.dumps(out, sort_keys=True)
 
 

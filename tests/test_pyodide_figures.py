@@ -23,8 +23,8 @@ HERE = Path(__file__).parent
 
 def test_pyodide_gives_cpythons_figures():
     node = shutil.which("node")
-    if node is None or not (HERE.parent / "node_modules" / "pyodide" / "pyodide.mjs").exists():
-        pytest.skip("needs Node and node_modules/pyodide (./dev sets them up)")
+    assert node is not None and (HERE.parent / "node_modules" / "pyodide" / "pyodide.mjs").exists(), \
+        "needs Node and node_modules/pyodide: run the tests with ./dev test, which sets them up"
     script = HERE / "pyodide_figures.py"
     done = subprocess.run([node, str(HERE / "js" / "pyodide_run.mjs"), str(script)], capture_output=True, text=True,
                           timeout=300)

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
-from .. import present
+from .. import montecarlo, present
 from ..dice import prob_json
 from ..schema import Boolean, Choice, Field, Group, Integer, ListOf, fraction_text
 from ..settings import rules_from, rules_group
@@ -442,9 +442,61 @@ def battle_render_sample(r: Mapping[str, Any]) -> str:
     return narrate(r)
 
 
+def battle_trial(values: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tally) -> None:
+    """One battle, unrecorded, into the tally: who won and how, rounds, and per side
+    the strength points lost, units eliminated and panics.
+
+    >>> from engine.widgets import get
+    >>> t = get("sgs.battle").estimate(BATTLE_INPUTS.validate({}), 1, 0, 20)
+    >>> t.trials, sum(t.counts["winner"].values())
+    (20, 20)
+    """
+    o = fight(setup_from(values), rules_of(values), rng, record=False)
+    tally.count("winner", o.winner)
+    tally.count("ending", o.reason)
+    tally.count("routed", o.routed or "none")
+    tally.count("pursuit", "yes" if o.pursuit else "no")
+    tally.observe("rounds", o.rounds)
+    for i, side in enumerate(SIDES):
+        tally.observe(f"{side}.lost", o.losses[i])
+        tally.observe(f"{side}.eliminated", o.eliminated[i])
+        tally.observe(f"{side}.panics", o.panics[i])
+
+
+SIDES: Final = ("attacker", "defender")
+WINNER_LABELS: Final = {"attacker": "The attacker wins", "defender": "The defender holds"}
+ENDING_LABELS: Final = {"eliminated": "A side eliminated", "rout": "A side routed", "retreat": "The attacker retreated",
+                        "card": "Ended by a card", "rounds": "Rounds ran out"}
+
+
+def battle_render_tally(tally: montecarlo.Tally, values: Mapping[str, Any]) -> str:
+    """Many battles: win chances with their intervals, how battles ended, mean losses, rounds."""
+    if not tally.trials:
+        return present.note("No battles fought yet.")
+    level = fraction_text(tally.confidence * 100)
+    means = [("rounds", "Rounds fought")]
+    for side in SIDES:
+        means += [(f"{side}.lost", f"{side.capitalize()}: strength points lost"),
+                  (f"{side}.eliminated", f"{side.capitalize()}: units eliminated"),
+                  (f"{side}.panics", f"{side.capitalize()}: panics")]
+    return (montecarlo.outcome_table(tally, "winner", "Who won", SIDES, WINNER_LABELS, None, "Winner")
+            + montecarlo.outcome_table(tally, "ending", "How the battles ended", tuple(ENDING_LABELS), ENDING_LABELS,
+                                       None, "Ending")
+            + montecarlo.outcome_table(tally, "routed", "Routs", ("attacker", "defender", "none"),
+                                       {"attacker": "The attacker routed", "defender": "The defender routed",
+                                        "none": "No rout"}, None, "Rout")
+            + montecarlo.outcome_table(tally, "pursuit", "Pursuit after the battle", ("yes", "no"),
+                                       {"yes": "Pursuit", "no": "No pursuit"}, None, "Pursuit")
+            + present.section(f"Means (± half the {level}% interval)", montecarlo.means_list(tally, means))
+            + montecarlo.histogram(tally, "rounds", "Rounds fought", "Rounds")
+            + montecarlo.histogram(tally, "attacker.lost", "Strength points the attacker lost", "Lost")
+            + montecarlo.histogram(tally, "defender.lost", "Strength points the defender lost", "Lost"))
+
+
 BATTLE = register(Widget("sgs.battle", "A whole battle", BATTLE_INPUTS, battle_compute, battle_render,
                          sample=battle_sample, render_sample=battle_render_sample,
-                         description="A land battle fought round by round from a seed."))
+                         trial=battle_trial, render_tally=battle_render_tally, trials=1000,
+                         description="A land battle fought round by round from a seed, and many times over."))
 
 assert len(ROUNDS) == 8
 
