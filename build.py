@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine import __version__ as ENGINE_VERSION  # noqa: E402
 from engine import exhibits, schema, widgets  # noqa: E402
+from engine.settings import sections as settings_sections  # noqa: E402
 from engine.api import html_digest  # noqa: E402
 
 PYODIDE_VERSION = "314.0.7"
@@ -606,7 +607,7 @@ def make_env(config: Config) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["number_word"] = number_word
-    env.globals.update(schema=schema, to_text=schema.to_text, isinstance=isinstance,
+    env.globals.update(schema=schema, to_text=schema.to_text, isinstance=isinstance, settings_sections=settings_sections,
                        Choice=schema.Choice, Text=schema.Text, Integer=schema.Integer, Number=schema.Number,
                        Boolean=schema.Boolean, Group=schema.Group, ListOf=schema.ListOf,
                        Fraction=Fraction)

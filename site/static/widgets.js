@@ -351,7 +351,10 @@ class LiveWidget {
     this.form.addEventListener("input", (e) => {
       if (e.target.matches("input[type=text], input[type=number]")) this.schedule();
     });
-    this.form.addEventListener("change", () => this.recompute());
+    this.form.addEventListener("change", (e) => {
+      if (e.target.matches(".changed-only")) this.showChangedOnly(e.target);
+      else this.recompute();
+    });
     this.section.addEventListener("click", (e) => this.click(e));
     this.seedInput?.addEventListener("change", () => this.roll(this.seedInput.value));
     this.sim?.trialsInput.addEventListener("change", () => this.runSim());
@@ -390,6 +393,7 @@ class LiveWidget {
     else if (action === "replay") this.roll(this.seedInput.value);
     else if (action === "copy-link") this.copyLink();
     else if (action === "sim-run") this.runSim();
+    else if (action === "reset-section") this.resetSection(target.closest(".settings-section"));
     else if (action === "sim-stop") this.sim?.stop();
     else if (action === "reset") { fill(this.form, this.base); if (this.seedInput) this.seedInput.value = DEFAULT_SEED; this.recompute(); }
   }
@@ -433,6 +437,39 @@ class LiveWidget {
     if (!answer.error && estimate) this.runSim(); // the estimate follows the inputs too (a new run replaces the old)
   }
 
+  // The settings panel: which settings differ from the page's own, their
+  // count in the summary, and (when asked) only those shown.
+  markChanged() {
+    for (const details of this.form.querySelectorAll("details.settings")) {
+      const base = this.base[details.dataset.key] ?? {};
+      let changed = 0;
+      for (const el of keyed(details)) {
+        if (!el.classList.contains("field")) continue;
+        const control = el.querySelector("input, select");
+        const was = Object.hasOwn(base, el.dataset.key) ? base[el.dataset.key] : undefined;
+        const differs = control.type === "checkbox" ? control.checked !== (was === true) : control.value.trim() !== String(was);
+        el.classList.toggle("changed", differs);
+        if (differs) changed++;
+      }
+      for (const section of details.querySelectorAll(".settings-section")) {
+        section.classList.toggle("has-changed", Boolean(section.querySelector(".field.changed")));
+      }
+      details.querySelector(".settings-changed").textContent = changed ? `(${changed} changed)` : "";
+    }
+  }
+
+  showChangedOnly(box) {
+    box.closest("details.settings").classList.toggle("changed-only", box.checked);
+  }
+
+  resetSection(section) {
+    const base = this.base[section.closest("details.settings").dataset.key] ?? {};
+    const values = Object.create(null);
+    for (const el of keyed(section)) if (Object.hasOwn(base, el.dataset.key)) values[el.dataset.key] = base[el.dataset.key];
+    fill(section, values);
+    this.recompute();
+  }
+
   // Runs the Monte Carlo estimate for the form's inputs, the seed and the trials.
   runSim() {
     if (!this.sim || this.engine.state !== "live") return;
@@ -458,6 +495,7 @@ class LiveWidget {
     this.section.dispatchEvent(new CustomEvent("widget-result", { bubbles: true, detail: { instance: this.instance } }));
     this.link = link;
     this.state = state ?? "";
+    this.markChanged();
     this.site.publishState();
     if (rejected.length) {
       this.messages.hidden = false;

@@ -1,0 +1,48 @@
+"""The settings panel of a widget with many rule settings, in Chromium, Firefox and WebKit.
+
+Settings come in named sections (``engine.settings``); the panel counts the
+ones changed from the page's own, can show only those, and resets a section
+to the page's values, after which the widget shows CPython's result again.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401
+
+from engine import schema, settings, widgets
+
+pytestmark = pytest.mark.browser
+
+PAGE = "atg/interception.html"
+INSTANCE = "atg-intercept-battle"
+PANEL = f"#{INSTANCE} details.settings"
+
+CHANGE = """(id, value) => { const c = document.getElementById(id); c.value = value;
+    c.dispatchEvent(new Event('change', {bubbles: true})); }"""
+VISIBLE = """(s) => [...document.querySelectorAll(s + ' .field')].filter(e => e.offsetParent !== null).map(e => e.dataset.key)"""
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_sections_count_filter_and_reset(driver, site_url):
+    w = widgets.get("atg.battle")
+    open_live(driver, site_url + PAGE)
+    base = w.validate(base_inputs(driver, INSTANCE))
+    group = w.inputs.field("rules")
+    sections = driver.call("(s) => [...document.querySelectorAll(s + ' .settings-section legend')].map(e => e.textContent)", PANEL)
+    assert sections == [name for name, _ in settings.sections(group)]
+    choice = next(f for f in group.fields if isinstance(f, schema.Choice) and len(f.choices) > 1)
+    other = next(c for c in choice.choices if c != base["rules"][choice.name])
+    driver.call("(s) => document.querySelector(s).open = true", PANEL)
+    driver.call(CHANGE, f"{INSTANCE}--rules-{choice.name}", other)
+    changed = {**base, "rules": {**base["rules"], choice.name: other}}
+    shows(driver, f"#{INSTANCE} .widget-result", w.render(w.run(changed)), "after a setting changed")
+    assert driver.call("(s) => document.querySelector(s + ' .settings-changed').textContent", PANEL) == "(1 changed)"
+    driver.call("(id) => { const b = document.getElementById(id); b.checked = true; b.dispatchEvent(new Event('change', {bubbles: true})); }",
+                f"{INSTANCE}--rules-changed-only")
+    assert driver.call(VISIBLE, PANEL) == [choice.name]
+    driver.call("(s, k) => document.getElementById(k).closest('.settings-section').querySelector('.reset-section').click()",
+                PANEL, f"{INSTANCE}--rules-{choice.name}")
+    shows(driver, f"#{INSTANCE} .widget-result", w.render(w.run(base)), "after the section was reset")
+    assert driver.call("(s) => document.querySelector(s + ' .settings-changed').textContent", PANEL) == ""
+    assert driver.errors() == []
