@@ -598,6 +598,11 @@ def number_word(n: int) -> str:
     return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
 
 
+def flat_list(f: schema.ListOf) -> bool:
+    """Whether a list's items hold only plain fields: such a list is edited as a table."""
+    return not any(isinstance(sub, (schema.Group, schema.ListOf)) for sub in f.item.fields)
+
+
 def make_env(config: Config) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(config.templates)),
@@ -607,7 +612,7 @@ def make_env(config: Config) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["number_word"] = number_word
-    env.globals.update(schema=schema, to_text=schema.to_text, isinstance=isinstance, settings_sections=settings_sections,
+    env.globals.update(schema=schema, to_text=schema.to_text, isinstance=isinstance, settings_sections=settings_sections, flat_list=flat_list,
                        Choice=schema.Choice, Text=schema.Text, Integer=schema.Integer, Number=schema.Number,
                        Boolean=schema.Boolean, Group=schema.Group, ListOf=schema.ListOf,
                        Fraction=Fraction)

@@ -5,6 +5,7 @@
 // pre-rendered at build time by the same engine.
 
 import { SimulationView } from "./simulation.js";
+import * as table from "./table-editor.js";
 
 const SEED_KEY = "seed";
 const TRIALS_KEY = "trials";
@@ -213,7 +214,7 @@ function collect(container) {
   for (const el of keyed(container)) {
     const key = el.dataset.key;
     if (el.classList.contains("list")) {
-      data[key] = [...el.querySelector(":scope > ol.items").children].map((li) => collect(li));
+      data[key] = [...table.itemsOf(el).children].map((item) => collect(item));
     } else if (el.classList.contains("field")) {
       const control = el.querySelector("input, select");
       data[key] = control.type === "checkbox" ? control.checked : control.value;
@@ -229,7 +230,10 @@ function fill(container, values) {
     const key = el.dataset.key;
     if (!Object.hasOwn(values, key)) continue;
     const value = values[key];
-    if (el.classList.contains("list")) {
+    if (el.classList.contains("list") && table.isTable(el)) {
+      table.resize(el, value.length); // rows built in one pass; none renumbered
+      [...table.itemsOf(el).children].forEach((row, i) => fill(row, value[i]));
+    } else if (el.classList.contains("list")) {
       const items = el.querySelector(":scope > ol.items");
       while (items.children.length > value.length) items.lastElementChild.remove();
       while (items.children.length < value.length) addItem(el, false);
@@ -251,6 +255,11 @@ function listPath(list) {
 }
 
 function addItem(list, focus) {
+  if (table.isTable(list)) {
+    const row = table.addRow(list);
+    if (focus) row.querySelector("input, select")?.focus();
+    return row;
+  }
   const template = list.querySelector(":scope > template");
   const items = list.querySelector(":scope > ol.items");
   const li = template.content.firstElementChild.cloneNode(true);
@@ -277,6 +286,7 @@ function renumber(list) {
 }
 
 function updateListButtons(list) {
+  if (table.isTable(list)) return table.updateButtons(list);
   const count = list.querySelector(":scope > ol.items").children.length;
   const max = Number(list.dataset.max);
   const min = Number(list.dataset.min);
@@ -379,6 +389,9 @@ class LiveWidget {
     }
     const action = target.dataset.action;
     if (action === "add-item") { addItem(target.closest("fieldset.list"), true); this.recompute(); }
+    else if (["remove-item", "duplicate-item", "move-up", "move-down"].includes(action) && table.isTable(target.closest("fieldset.list"))) {
+      this.editRow(action, target);
+    }
     else if (action === "remove-item") {
       const list = target.closest("fieldset.list");
       const li = target.closest("li[data-item]");
@@ -435,6 +448,24 @@ class LiveWidget {
     this.show(answer);
     if (!answer.error && rolled) this.showRoll(await rolled, seq);
     if (!answer.error && estimate) this.runSim(); // the estimate follows the inputs too (a new run replaces the old)
+  }
+
+  // A row of a list table: duplicated just below, moved, or removed; focus
+  // stays on the row (or goes to its neighbour) so keyboard use goes on.
+  editRow(action, button) {
+    const list = button.closest("fieldset.list");
+    const row = button.closest("[data-item]");
+    if (action === "duplicate-item") {
+      const copy = table.duplicateRow(list, row, (from, to) => fill(to, collect(from)));
+      copy.querySelector("[data-action=duplicate-item]")?.focus();
+    } else if (action === "move-up" || action === "move-down") {
+      table.moveRow(list, row, action === "move-up" ? -1 : 1);
+      (button.disabled ? row.querySelector("[data-action=remove-item]") : button).focus();
+    } else {
+      const next = table.removeRow(list, row);
+      (next?.querySelector("input, select") || list.querySelector(".add-item")).focus();
+    }
+    this.recompute();
   }
 
   // The settings panel: which settings differ from the page's own, their
