@@ -219,3 +219,8 @@ def test_the_server_explains_a_link_too_long_for_it(tmp_path):
         reply = conn.getresponse()
         body = reply.read().decode()
     assert reply.status == 414 and "longer than the server accepts" in body
+
+
+@pytest.mark.parametrize("text, value", [(" 5 ", 5), ("+5", 5), ("-0", 0), ("05", 5)])
+def test_plain_whole_number_spellings_still_read(text, value):
+    assert schema.Integer("x", "", 1, minimum=-9, maximum=9).coerce(text, "x") == value
