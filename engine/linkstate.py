@@ -49,7 +49,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
-from .schema import Field, Group, InputError, ListOf, fraction_text, jsonable
+from .schema import Field, Group, InputError, ListOf, fraction_text, json_depth_ok, jsonable
 from .schema import shown as schema_shown
 
 __all__ = ["PREFIX", "encode", "decode", "is_state", "MAX_TEXT", "MAX_JSON", "MAX_DEPTH"]
@@ -157,28 +157,6 @@ def _inflate(data: bytes) -> bytes:
     return out
 
 
-def _depth(text: str) -> int:
-    """Deepest bracket nesting of JSON text, strings skipped."""
-    deepest = depth = 0
-    in_string = escaped = False
-    for c in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif c in "]}":
-            depth -= 1
-    return deepest
-
-
 def _payload(text: str) -> Any:
     if len(text) > MAX_TEXT:
         raise _fail(f"the link state is longer than {MAX_TEXT} characters")
@@ -200,7 +178,7 @@ def _payload(text: str) -> Any:
         json_text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise _fail("the link state is not text") from None
-    if _depth(json_text) > MAX_DEPTH:
+    if not json_depth_ok(json_text, MAX_DEPTH):
         raise _fail(f"the link state nests deeper than {MAX_DEPTH}")
     try:
         return json.loads(json_text)
