@@ -24,7 +24,7 @@ from .schema import InputError, json_depth_ok, jsonable
 
 __all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
-OPS = ("run", "sample", "from_link", "describe", "estimate")
+OPS = ("run", "sample", "from_link", "describe", "estimate", "merge")
 """The only operations the browser may ask for."""
 
 MAX_CHUNK = 100_000
@@ -124,6 +124,45 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     return answer
 
 
+MAX_MERGED = 64
+"""Most tallies one ``merge`` request may combine (one per engine worker of a page)."""
+
+
+def _merge(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
+    """Several workers' tallies of one run as one: the page's pool asks this of one worker.
+
+    In: ``inputs``, ``tallies`` (a list of tallies over disjoint trial ranges),
+    ``render``, optionally ``trials``. Out as :func:`_estimate`, without
+    ``next``. Tallies merge exactly, so the answer equals one worker's over
+    the same trials.
+    """
+    if w.trial is None or w.render_tally is None:
+        raise InputError("", f"{w.id} has no Monte Carlo estimate")
+    raw = message.get("tallies")
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_MERGED:
+        raise InputError("tallies", f"give a list of 1 to {MAX_MERGED} tallies", f"1..{MAX_MERGED} tallies")
+    total = _whole(message.get("trials", w.trials), "trials", 1, MAX_TRIAL_INDEX, "a number of trials")
+    values = w.validate(message.get("inputs"))
+    tallies = []
+    for i, t in enumerate(raw, 1):
+        try:
+            tallies.append(Tally.from_json(t))
+        except InputError as exc:
+            raise InputError("tallies", f"tally {i} {exc.message}", exc.allowed) from None
+    tally = tallies[0]
+    try:
+        for other in tallies[1:]:
+            tally = tally.merged(other)
+    except ValueError as exc:
+        raise InputError("tallies", f"{exc}; each trial is counted once", "tallies over disjoint trials") from None
+    answer: dict[str, Any] = {"tally": tally.to_json(), "trials": tally.trials, "done": tally.trials >= total}
+    if message.get("render"):
+        html = w.render_tally(tally, values)
+        answer["html"] = html
+        answer["digest"] = html_digest(html)
+    return answer
+
+
 def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
     """Answer one request: ``{"op", "widget", "inputs", "base"?, "seed"?, "params"?}``.
 
@@ -132,7 +171,8 @@ def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
     ``from_link`` reads ``params[""]`` as such a state.
 
     ``estimate`` takes ``seed``, ``first``, ``count``, ``tally`` and
-    ``render`` as well (see :func:`_estimate`). Each request validates its
+    ``render`` as well (see :func:`_estimate`); ``merge`` combines the
+    tallies of one run that several workers shared (:func:`_merge`). Each request validates its
     inputs once (and a page's base once, then remembers it).
 
     ``base`` is the widget instance's starting inputs on its page; links are
@@ -152,6 +192,8 @@ def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
             return _sample(w, message.get("inputs"), message.get("seed"))
         if op == "estimate":
             return _estimate(w, message)
+        if op == "merge":
+            return _merge(w, message)
         return _from_link(w, message.get("params", {}), base)
     except (InputError, widgets.UnknownWidgetError) as exc:
         return {"error": exc.to_json()}
@@ -190,7 +232,7 @@ def warm_up_requests() -> list[dict[str, Any]]:
 
     >>> ops = {r["op"] for r in warm_up_requests()}
     >>> sorted(ops)
-    ['describe', 'estimate', 'from_link', 'run', 'sample']
+    ['describe', 'estimate', 'from_link', 'merge', 'run', 'sample']
     """
     requests: list[dict[str, Any]] = [{"op": "describe"}]
     for w in widgets.all_widgets():
@@ -202,6 +244,8 @@ def warm_up_requests() -> list[dict[str, Any]]:
         if w.trial is not None:
             requests.append({"op": "estimate", "widget": w.id, "inputs": {}, "seed": 1, "first": 0, "count": 4,
                              "tally": None, "render": True})
+            halves = [w.estimate(w.validate({}), 1, first, 2).to_json() for first in (0, 2)]
+            requests.append({"op": "merge", "widget": w.id, "inputs": {}, "tallies": halves, "render": True})
     return requests
 
 

@@ -76,6 +76,33 @@ def test_chunks_through_the_api_give_the_same_answer(sizes, rnd):
     assert final["trials"] == n + 1 and final["next"] == n + 1
 
 
+# The merge op: a run shared by several workers --------------------------------------------------------------
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.integers(1, 30), min_size=2, max_size=5), st.randoms(use_true_random=False))
+def test_workers_tallies_merge_into_one_workers_answer(sizes, rnd):
+    """Each worker's tally covers its blocks of the run; merged in any order, they are the whole run."""
+    n = sum(sizes)
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    blocks = [estimate("demo.dice", first, size)["tally"] for first, size in zip(starts, sizes)]
+    rnd.shuffle(blocks)
+    merged = ask(op="merge", widget="demo.dice", inputs={}, tallies=blocks, trials=n, render=True)
+    whole = estimate("demo.dice", 0, n, render=True, trials=n)
+    assert (merged["tally"], merged["html"], merged["digest"]) == (whole["tally"], whole["html"], whole["digest"])
+    assert merged["trials"] == n and merged["done"] is True
+
+
+def test_merge_refuses_overlaps_and_bad_lists():
+    a = estimate("demo.dice", 0, 10)["tally"]
+    b = estimate("demo.dice", 5, 10)["tally"]
+    error = ask(op="merge", widget="demo.dice", inputs={}, tallies=[a, b])["error"]
+    assert error["field"] == "tallies" and "each trial is counted once" in error["message"]
+    for bad in (None, [], "x", [a] * (api.MAX_MERGED + 1), [{"v": 9}]):
+        error = ask(op="merge", widget="demo.dice", inputs={}, tallies=bad)["error"]
+        assert error["type"] == "InputError" and error["field"] == "tallies", bad
+    assert ask(op="merge", widget="atg.hit_chance", inputs={}, tallies=[a])["error"]["type"] == "InputError"
+
+
 def test_demo_figures_are_pinned(demo):
     """CPython's figures for (default inputs, seed 1, 500 trials); the browser must give the same."""
     answer = estimate("demo.dice", 0, 500, render=True)

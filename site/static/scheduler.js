@@ -15,6 +15,12 @@
 //   last chunk's answer is the job's result. A job for a slot that already
 //   has one (a widget asking again) replaces it.
 //
+//   A job that is one block of a run shared by several workers (pool.js)
+//   says `partial: true`: its progress carries the tally instead of HTML
+//   (the page merges every worker's tally and has one worker render them),
+//   and it may start from the worker's `tally` so far and from the `chunk`
+//   size the worker's last block ended with.
+//
 // A turn is one task of the worker's event loop: one request or one chunk.
 // Turns are queued through a MessageChannel, not setTimeout, whose nested
 // calls browsers stretch to 4 ms each. Nothing here needs SharedArrayBuffer
@@ -28,6 +34,7 @@
 export const SLICE_MS = 10;
 export const PROGRESS_MS = 250;
 const MAX_GROWTH = 4; // a chunk grows at most this many times over the last one
+const MAX_START_CHUNK = 10_000; // a block's first chunk, from the worker's last block, at most
 
 function channelDefer() {
   if (typeof MessageChannel === "undefined") return (task) => setTimeout(task, 0);
@@ -79,9 +86,11 @@ export class Scheduler {
                                  message: "first: the first trial is a whole number of at least 0" } });
         return;
       }
+      const chunk = Number(message.chunk ?? 1);
       this.jobs.push({
-        id, slot: message.slot, trials, first, done: 0, chunk: 1, tally: null, started: this.now(),
-        lastProgress: this.now(),
+        id, slot: message.slot, trials, first, done: 0, tally: message.tally ?? null, started: this.now(),
+        chunk: Number.isSafeInteger(chunk) && chunk >= 1 ? Math.min(chunk, MAX_START_CHUNK) : 1,
+        partial: message.partial === true, lastProgress: this.now(),
         request: { op: "estimate", widget: message.widget, inputs: message.inputs, seed: message.seed },
       });
     } else {
@@ -128,7 +137,8 @@ export class Scheduler {
   chunk(job) {
     const count = Math.min(job.chunk, job.trials - job.done);
     const last = job.done + count >= job.trials;
-    const render = last || this.now() - job.lastProgress >= this.progressMs;
+    const due = this.now() - job.lastProgress >= this.progressMs;
+    const render = !job.partial && (last || due);
     const started = this.now();
     const reply = this.call(job.id, { ...job.request, first: job.first + job.done, count, tally: job.tally, render });
     const took = this.now() - started;
@@ -146,14 +156,15 @@ export class Scheduler {
     const elapsed = Math.round(this.now() - job.started);
     if (last) {
       this.remove(job);
-      this.post({ id: job.id, result: { ...reply.result, trials: job.done, elapsed } });
+      this.post({ id: job.id, result: { ...reply.result, trials: job.done, elapsed, chunk: job.chunk } });
       return;
     }
     // Round robin: the next chunk goes to the next job.
     this.jobs.push(this.jobs.shift());
-    if (render) {
+    if (job.partial ? due : render) {
       job.lastProgress = this.now();
-      this.post({ id: job.id, progress: { done: job.done, trials: job.trials, elapsed, html: reply.result.html } });
+      const shown = job.partial ? { tally: job.tally } : { html: reply.result.html };
+      this.post({ id: job.id, progress: { done: job.done, trials: job.trials, elapsed, ...shown } });
     }
   }
 

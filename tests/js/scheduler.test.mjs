@@ -154,3 +154,28 @@ test("a job for a range of trials starts at its first", () => {
   r2.scheduler.submit(job(1, 10, { first: -1 }));
   assert.equal(r2.posted[0].error.field, "first");
 });
+
+test("a partial block starts from the worker's tally and chunk, and reports tallies, not HTML", () => {
+  const r = rig({ perTrialMs: 0.5, sliceMs: 10, progressMs: 50 });
+  const before = { sum: sumBelow(100), n: 100 };
+  r.scheduler.submit(job(1, 400, { first: 100, tally: before, chunk: 20, partial: true }));
+  r.drain();
+  assert.equal(r.calls[0].count, 20, "the first chunk is the size the worker's last block ended with");
+  assert.deepEqual(r.calls[0].tally, before, "the block adds into the worker's tally so far");
+  assert.ok(r.calls.every((c) => c.render === false), "a block never renders");
+  const progress = r.posted.filter((m) => m.progress);
+  assert.ok(progress.length >= 2, "progress still goes out");
+  assert.ok(progress.every((m) => m.progress.tally && m.progress.html === undefined));
+  const final = r.posted.find((m) => m.result);
+  assert.deepEqual(final.result.tally, { sum: sumBelow(500), n: 500 });
+  assert.equal(final.result.chunk, 20, "the answer says which chunk size the next block may start from");
+});
+
+test("a block's starting chunk is bounded and must be a whole number", () => {
+  for (const [chunk, first] of [[1e9, 10000], [-3, 1], ["x", 1], [2.5, 1]]) {
+    const r = rig();
+    r.scheduler.submit(job(1, 20000, { chunk, partial: true }));
+    r.step();
+    assert.equal(r.calls[0].count, first, `chunk ${chunk}`);
+  }
+});
