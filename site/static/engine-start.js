@@ -8,6 +8,8 @@
 // Pyodide sizes its memory by): the worker needs it to start Pyodide while
 // the snapshot still downloads.
 //
+// rulesExplorerSpawnEngine() starts an extra worker (pool.js).
+//
 // widgets.js calls rulesExplorerStartEngine({plain: true}) or () again to
 // replace a worker whose boot stalled; with `plain` the fresh one boots
 // without the snapshot. Tests set globalThis.rulesExplorerTestStall
@@ -37,7 +39,16 @@
     return worker;
   }
 
+  // An extra worker for runs shared by several (pool.js): booted the same way,
+  // from the same snapshot; it skips the warm-up a page's own worker does.
+  function spawn() {
+    var workerUrl = new URL(url);
+    workerUrl.searchParams.set("role", "helper");
+    return new Worker(workerUrl, { type: "module" });
+  }
+
   if (typeof Worker === "undefined") return;
   window.rulesExplorerStartEngine = start;
+  window.rulesExplorerSpawnEngine = spawn;
   if (document.documentElement.dataset.hasWidgets === "1") start();
 })();

@@ -1,0 +1,176 @@
+// Runs shared by several engine workers (site/static/pool.js), with fake
+// workers that each run the real scheduler over a fake engine, turn by turn
+// in a shuffled order, as parallel workers would.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Scheduler } from "../../site/static/scheduler.js";
+import { Pool, WorkerLink, poolSize, MIN_BLOCK } from "../../site/static/pool.js";
+
+// The fake engine's tally: the sum and number of trial indices, and the ranges covered.
+function handle(request) {
+  if (request.op === "estimate") {
+    const t = request.tally ?? { sum: 0, n: 0, ranges: [] };
+    let sum = t.sum;
+    for (let i = request.first; i < request.first + request.count; i++) sum += i;
+    const tally = { sum, n: t.n + request.count, ranges: [...t.ranges, [request.first, request.first + request.count]] };
+    return { tally, html: request.render ? `<p>${sum}</p>` : "" };
+  }
+  if (request.op === "merge") {
+    const ranges = request.tallies.flatMap((t) => t.ranges).sort((a, b) => a[0] - b[0]);
+    for (let i = 1; i < ranges.length; i++) {
+      if (ranges[i][0] < ranges[i - 1][1]) return { error: { type: "InputError", field: "tallies", message: "overlap" } };
+    }
+    const sum = request.tallies.reduce((s, t) => s + t.sum, 0);
+    const n = request.tallies.reduce((s, t) => s + t.n, 0);
+    return { tally: { sum, n, ranges }, trials: n, done: n >= request.trials, html: `<p>${sum}</p>` };
+  }
+  return { html: "ok" };
+}
+
+// A fake module worker: messages go into its scheduler, and its turns into `world`.
+function fakeWorker(world, name, { readyAt = 0 } = {}) {
+  const worker = {
+    name, terminated: false, jobs: [],
+    postMessage(message) {
+      if (message.op === "job") worker.jobs.push(message);
+      world.tasks.push({ worker, run: () => worker.scheduler.submit(message) });
+    },
+    terminate() { worker.terminated = true; },
+  };
+  const post = (data) => { if (!worker.terminated) world.tasks.push({ worker, run: () => worker.onmessage({ data }) }); };
+  const engine = (request) => { world.t += 0.2 * (request.count ?? 1); return handle(request); };
+  worker.scheduler = new Scheduler(engine, post, {
+    now: () => world.t, defer: (task) => world.tasks.push({ worker, run: task }), sliceMs: 10, progressMs: 50,
+  });
+  world.boots.push({ at: readyAt, ready: () => post({ type: "ready" }) });
+  return worker;
+}
+
+function makeWorld(seed = 1) {
+  let s = seed;
+  const random = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const world = { t: 0, tasks: [], timers: [], boots: [], nextTick: 25, random };
+  world.step = () => {
+    for (const boot of world.boots.filter((b) => b.at <= world.t)) boot.ready();
+    world.boots = world.boots.filter((b) => b.at > world.t);
+    world.tasks = world.tasks.filter((task) => !task.worker.terminated);
+    if (!world.tasks.length) return false;
+    const [task] = world.tasks.splice(Math.floor(random() * world.tasks.length), 1);
+    world.t += 0.5;
+    task.run();
+    if (world.t >= world.nextTick) {
+      world.nextTick = world.t + 25;
+      for (const timer of world.timers) timer();
+    }
+    return true;
+  };
+  world.until = async (promise) => {
+    let settled = false;
+    let value;
+    promise.then((v) => { settled = true; value = v; });
+    for (let n = 0; n < 1e6 && !settled; n++) {
+      if (!world.step()) for (const timer of world.timers) timer();
+      await null; // let promise callbacks run between turns
+    }
+    assert.ok(settled, "the run never ended");
+    return value;
+  };
+  return world;
+}
+
+function rig({ size = 3, seed = 1, boot = [0, 0, 0] } = {}) {
+  const world = makeWorld(seed);
+  const main = new WorkerLink(fakeWorker(world, "main"));
+  const spawned = [];
+  const spawn = () => { const w = fakeWorker(world, `helper${spawned.length + 1}`, { readyAt: boot[spawned.length] }); spawned.push(w); return w; };
+  const pool = new Pool(main, spawn, {
+    size, progressMs: 25, now: () => world.t,
+    every: (task) => { world.timers.push(task); return task; },
+    stop: (task) => { world.timers = world.timers.filter((t) => t !== task); },
+  });
+  return { world, main, pool, spawned };
+}
+
+const sumBelow = (n) => (n * (n - 1)) / 2;
+const request = (trials, extra = {}) => ({ widget: "demo.dice", inputs: {}, seed: 7, trials, slot: "a", ...extra });
+
+test("a shared run counts every trial once and answers as one worker would", async () => {
+  for (const seed of [1, 2, 3, 4, 5]) {
+    const r = rig({ seed });
+    const seen = [];
+    const run = r.pool.job(request(1000), (p) => seen.push(p));
+    const answer = await r.world.until(run.done);
+    assert.equal(answer.result.html, `<p>${sumBelow(1000)}</p>`);
+    assert.equal(answer.result.trials, 1000);
+    assert.ok(answer.result.workers >= 2, `blocks went to several workers (seed ${seed})`);
+    assert.ok(seen.length > 0 && seen.every((p) => p.done <= 1000 && p.html), "progress streams in, merged");
+    const blocks = [r.main.worker, ...r.spawned].flatMap((w) => w.jobs);
+    assert.ok(blocks.every((b) => b.partial === true && b.trials >= MIN_BLOCK), "every block is a partial job");
+  }
+});
+
+test("a worker that never becomes ready takes no block", async () => {
+  const r = rig({ size: 2, boot: [Infinity] });
+  const answer = await r.world.until(r.pool.job(request(400), () => {}).done);
+  assert.equal(answer.result.html, `<p>${sumBelow(400)}</p>`);
+  assert.equal(r.spawned[0].jobs.length, 0, "the helper never became ready, the main worker did it all");
+});
+
+test("a worker that fails hands its block back", async () => {
+  const r = rig({ size: 3 });
+  const run = r.pool.job(request(2000), () => {});
+  for (let i = 0; i < 300; i++) r.world.step(); // both helpers are running blocks by now
+  await null;
+  const lost = r.spawned[0];
+  assert.ok(lost.jobs.length > 0);
+  lost.onerror({ preventDefault() {} });
+  const answer = await r.world.until(run.done);
+  assert.equal(answer.result.html, `<p>${sumBelow(2000)}</p>`);
+  assert.ok(lost.terminated);
+});
+
+test("cancel stops every worker's block and says how far the run came", async () => {
+  const r = rig({ size: 3 });
+  const run = r.pool.job(request(5000), () => {});
+  for (let i = 0; i < 400; i++) r.world.step();
+  await null;
+  run.cancel();
+  const answer = await run.done;
+  assert.equal(answer.error.type, "Cancelled");
+  assert.match(answer.error.message, /cancelled/);
+  while (r.world.step()); // every cancel reaches its worker
+  for (const w of [r.main.worker, ...r.spawned]) assert.equal(w.scheduler.jobs.length, 0, `${w.name} still runs a block`);
+});
+
+test("a new run for the same slot replaces the old one", async () => {
+  const r = rig({ size: 2 });
+  const first = r.pool.job(request(3000), () => {});
+  for (let i = 0; i < 100; i++) r.world.step();
+  const second = r.pool.job(request(500), () => {});
+  assert.equal((await first.done).error.type, "Cancelled");
+  assert.match((await first.done).error.message, /replaced/);
+  assert.equal((await r.world.until(second.done)).result.html, `<p>${sumBelow(500)}</p>`);
+});
+
+test("an engine error ends the shared run with it", async () => {
+  const r = rig({ size: 2 });
+  const bad = r.pool.job(request(300, { seed: 7 }), () => {});
+  // The fake engine refuses no estimate, so break one worker's engine.
+  r.main.worker.scheduler.handle = () => ({ error: { type: "InputError", field: "inputs.x", message: "bad x" } });
+  const answer = await r.world.until(bad.done);
+  assert.equal(answer.error.type, "InputError");
+});
+
+test("one worker: the run is the main worker's own job; sizes follow the machine", async () => {
+  const r = rig({ size: 1 });
+  const answer = await r.world.until(r.pool.job(request(300), () => {}).done);
+  assert.equal(answer.result.html, `<p>${sumBelow(300)}</p>`);
+  assert.equal(r.spawned.length, 0);
+  assert.equal(r.main.worker.jobs.length, 1);
+  assert.equal(r.main.worker.jobs[0].partial, undefined);
+  assert.equal(poolSize({ hardwareConcurrency: 8 }, undefined), 4);
+  assert.equal(poolSize({ hardwareConcurrency: 2 }, undefined), 1);
+  assert.equal(poolSize({ hardwareConcurrency: 8, deviceMemory: 2 }, undefined), 1);
+  assert.equal(poolSize({ hardwareConcurrency: 2 }, 3), 3);
+  assert.equal(poolSize(undefined, undefined), 1);
+});
