@@ -51,11 +51,30 @@ taking ``(name, help, default, label=, assumed=, section=)``:
 1
 >>> rules_from(Tables, rules_group(Tables).validate({"table": [{"modifier": "2"}]}))
 Tables(table=[{'modifier': 2}])
+
+A choice may also be declared with a member of a ``str`` enumeration: the
+form shows the members' values (all of them, unless ``choices`` narrows
+them) and the dataclass gets the member back:
+
+>>> import enum
+>>> class Side(str, enum.Enum):
+...     LEFT = "left"
+...     RIGHT = "right"
+>>> @dataclass(frozen=True)
+... class Flank:
+...     side: Side = setting(Side.LEFT, help="Which flank.", labels={"left": "Left flank"})
+>>> rules_group(Flank).field("side").default, rules_group(Flank).field("side").choices
+('left', ('left', 'right'))
+>>> rules_from(Flank, {"side": "right"}).side is Side.RIGHT
+True
+>>> rules_values(Flank())
+{'side': 'left'}
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -77,7 +96,8 @@ def setting(default: Any, *, help: str, label: str = "", minimum: int | Fraction
     """A dataclass field declaring one rule setting.
 
     The field's type follows its default: ``bool`` a yes/no, ``int`` a whole
-    number, ``Fraction`` an exact number, ``str`` one of ``choices``. Any
+    number, ``Fraction`` an exact number, ``str`` one of ``choices``, a member
+    of a ``str`` enumeration one of its values (or of ``choices``). Any
     other value (a table, say) needs ``field``, the schema field's maker,
     called as ``field(name, help, default, label=, assumed=, section=)``.
     """
@@ -86,7 +106,13 @@ def setting(default: Any, *, help: str, label: str = "", minimum: int | Fraction
             raise TypeError("a setting with its own field= declares its range or choices in that field")
     elif isinstance(default, float):
         raise TypeError("declare a fractional setting with a Fraction default, not a float")
-    if isinstance(default, str) and default not in choices:
+    elif isinstance(default, enum.Enum):
+        if not isinstance(default, str):
+            raise TypeError("an enumeration setting needs a str enumeration (its values are the choices)")
+        choices = tuple(choices) or tuple(m.value for m in type(default))
+        if default.value not in choices:
+            raise ValueError(f"the default {default.value!r} is not one of the choices {tuple(choices)}")
+    elif isinstance(default, str) and default not in choices:
         raise ValueError(f"the default {default!r} is not one of the choices {tuple(choices)}")
     meta = {"help": help, "label": label, "minimum": minimum, "maximum": maximum,
             "choices": tuple(choices), "labels": dict(labels or {}), "assumed": assumed, "section": section,
@@ -103,6 +129,8 @@ def _schema_field(f: dataclasses.Field[Any]) -> Field:
     if meta["field"] is not None:
         made: Field = meta["field"](f.name, meta["help"], default, **common)
         return made
+    if isinstance(default, enum.Enum):
+        return Choice(f.name, meta["help"], default.value, choices=meta["choices"], labels=meta["labels"], **common)
     if isinstance(default, bool):
         return Boolean(f.name, meta["help"], default, **common)
     if isinstance(default, int):
@@ -140,13 +168,19 @@ def rules_from(cls: type[R], values: Mapping[str, Any], *, partial: bool = False
     With ``partial``, settings the input does not hold (a group made with
     ``only``) keep their defaults.
     """
-    return cls(**{f.name: values[f.name] for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+    return cls(**{f.name: _value(f, values[f.name]) for f in dataclasses.fields(cls)  # type: ignore[arg-type]
                   if not partial or f.name in values})
+
+
+def _value(f: dataclasses.Field[Any], value: Any) -> Any:
+    """A validated input value as the dataclass holds it (an enumeration's member for its value)."""
+    return type(f.default)(value) if isinstance(f.default, enum.Enum) else value
 
 
 def rules_values(rules: Any) -> dict[str, Any]:
     """A rules dataclass back to input values (the inverse of :func:`rules_from`)."""
-    return {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
+    out = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
+    return {k: v.value if isinstance(v, enum.Enum) else v for k, v in out.items()}
 
 
 def sections(group: Group) -> list[tuple[str, list[Field]]]:
