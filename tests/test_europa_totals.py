@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from engine.europa.totals import Category, TotalRules, effective_atec, stack_total
+from engine.europa.rules import EuropaRules
+from engine.europa.totals import Category, effective_atec, stack_total
 from engine.europa.units import (
     CAPABILITY_FACTOR,
     NEUTRAL_SHARE,
@@ -39,7 +40,7 @@ def tank_brigade(key: str, **kw: Any) -> Unit:
 
 
 def total(units: list[Unit], category: Category, terrain: Reduction = Reduction.NONE,
-          rules: TotalRules = TotalRules()) -> Fraction:
+          rules: EuropaRules = EuropaRules()) -> Fraction:
     return stack_total(units, category, terrain, rules).total
 
 
@@ -205,14 +206,14 @@ def test_tank_brigade_converts_motorized_regiment() -> None:
 def test_double_brigade_conversion_setting(setting: bool, converts: int) -> None:
     ag = unit("A1", UnitType.ASSAULT_GUN, Formation.BRIGADE, 1, aec=Capability.DOUBLE)
     pool = unit("A2", UnitType.MOTORIZED_INFANTRY, Formation.DIVISION, 3)
-    t = stack_total([ag, pool], Category.AECA, rules=TotalRules(double_converts_doubled=setting))
+    t = stack_total([ag, pool], Category.AECA, rules=EuropaRules(double_converts="doubled" if setting else "size"))
     assert t.total == 2 + converts
 
 
 def test_double_division_setting_does_not_change_divisions() -> None:
     pz = unit("A1", UnitType.TANK, Formation.DIVISION, 3, aec=Capability.DOUBLE, combat_value=16)
     pool = unit("A2", UnitType.MOTORIZED_INFANTRY, Formation.DIVISION, 3)
-    assert total([pz, pool], Category.AECA, rules=TotalRules(double_converts_doubled=True)) == 8
+    assert total([pz, pool], Category.AECA, rules=EuropaRules(double_converts="doubled")) == 8
 
 
 def test_conversions_stop_when_neutral_res_run_out() -> None:
@@ -258,7 +259,7 @@ def test_three_tank_brigades_with_4_8_motorized_division() -> None:
     assert t.total == 6
     assert t.intrinsic == 0
     assert any("of its 1/2 RE of intrinsic ATEC only 0 REs fits" in line for line in t.trace)
-    reserved = stack_total(brigades + [mot], Category.ATEC, rules=TotalRules(intrinsic_reserved=True))
+    reserved = stack_total(brigades + [mot], Category.ATEC, rules=EuropaRules(intrinsic_atec="reserved"))
     assert reserved.share("D4").converted_raw == Fraction(5, 2)
     assert reserved.share("D4").intrinsic == Fraction(1, 2)
     assert reserved.total == 6
@@ -272,7 +273,7 @@ def test_intrinsic_reading_decides_what_spare_capacity_converts() -> None:
     assert (first.share("D5").converted_raw, first.share("D4").converted_raw, first.share("D4").intrinsic) == (
         1, 2, Fraction(1, 2))
     assert first.total == Fraction(13, 2)
-    reserved = stack_total(brigades + [mot, regiment], Category.ATEC, rules=TotalRules(intrinsic_reserved=True))
+    reserved = stack_total(brigades + [mot, regiment], Category.ATEC, rules=EuropaRules(intrinsic_atec="reserved"))
     assert reserved.total == Fraction(13, 2)
 
 
@@ -297,7 +298,7 @@ def test_intrinsic_atec_only_in_atec() -> None:
 def test_conversions_prefer_units_without_intrinsic_room_limits() -> None:
     div = unit("D1", UnitType.INFANTRY, Formation.DIVISION, 3, intrinsic_atec=Fraction(3))
     regiment = unit("D2", UnitType.INFANTRY, Formation.REGIMENT, 1)
-    for rules in (TotalRules(), TotalRules(intrinsic_reserved=True)):
+    for rules in (EuropaRules(), EuropaRules(intrinsic_atec="reserved")):
         t = stack_total([div, regiment, tank_brigade("D3")], Category.ATEC, rules=rules)
         assert t.total == 3 + 1 + 1  # the division is full already; the brigade converts the regiment
 
@@ -339,7 +340,7 @@ def test_double_atec_in_the_total() -> None:
 @pytest.mark.parametrize(("backs", "expected"), [(True, Capability.DOUBLE), (False, Capability.FULL)])
 def test_motorized_infantry_backing_setting(backs: bool, expected: Capability) -> None:
     stack = [soviet_at(fortified_or_entrenched=True), infantry("D2", 3, UnitType.MOTORIZED_INFANTRY)]
-    assert effective_atec(stack, TotalRules(motorized_infantry_backs=backs))["D1"][0] is expected
+    assert effective_atec(stack, EuropaRules(motorized_infantry_backs=backs))["D1"][0] is expected
 
 
 @pytest.mark.parametrize(("pooled", "expected"), [(True, Fraction(5)), (False, Fraction(6))])
@@ -347,7 +348,7 @@ def test_infantry_backing_setting(pooled: bool, expected: Fraction) -> None:
     stack = [soviet_at("D1", fortified_or_entrenched=True), soviet_at("D2", fortified_or_entrenched=True),
              infantry("D3", 3)]
     # pooled: D1 double (2) + D2 full (1); per unit: both double (4); each converts 1 infantry RE
-    assert total(stack, Category.ATEC, rules=TotalRules(infantry_pooled=pooled)) == expected
+    assert total(stack, Category.ATEC, rules=EuropaRules(infantry_backing="pooled" if pooled else "per_unit")) == expected
 
 
 # Terrain and hexsides --------------------------------------------------------------------------------
@@ -448,7 +449,7 @@ def test_seed_states_the_conversion_numbers() -> None:
 @pytest.mark.parametrize(("converts", "expected"), [(False, Fraction(2)), (True, Fraction(3))])
 def test_half_atec_remainder_setting(converts: bool, expected: Fraction) -> None:
     half = unit("D1", UnitType.ASSAULT_GUN, Formation.BRIGADE, 2, atec=Capability.HALF)
-    rules = TotalRules(half_atec_remainder_converts=converts)
+    rules = EuropaRules(half_atec_remainder_converts=converts)
     t = stack_total([half, tank_brigade("D2")], Category.ATEC, rules=rules)
     # own 1 + the brigade's 1; the neutral RE of D1 is converted only when the setting allows
     assert t.total == expected
@@ -458,7 +459,7 @@ def test_half_atec_remainder_setting(converts: bool, expected: Fraction) -> None
 
 def test_half_aec_remainder_always_converts() -> None:
     half = unit("D1", UnitType.ASSAULT_GUN, Formation.BRIGADE, 2, aec=Capability.HALF)
-    assert total([half], Category.AECD, rules=TotalRules(half_atec_remainder_converts=False)) == 2
+    assert total([half], Category.AECD, rules=EuropaRules(half_atec_remainder_converts=False)) == 2
 
 
 def test_division_conversion_reading() -> None:
@@ -467,7 +468,7 @@ def test_division_conversion_reading() -> None:
     infantry_division = unit("D2", UnitType.INFANTRY, Formation.DIVISION, 3, atec=Capability.FULL)
     pool = [unit(f"D{i}", UnitType.INFANTRY, Formation.REGIMENT, 1) for i in (3, 4, 5)]
     tank_division = unit("D6", UnitType.TANK, Formation.DIVISION, 3, atec=Capability.FULL, nationality=Nationality.SOVIET)
-    only = TotalRules(only_tank_mech_divisions_fixed=True)
+    only = EuropaRules(division_conversion="tank_mechanized")
     assert total([at_division] + pool, Category.ATEC) == 3 + 1
     assert total([at_division] + pool, Category.ATEC, rules=only) == 3 + 3
     assert total([infantry_division] + pool[:2], Category.ATEC, rules=only) == 3 + 2

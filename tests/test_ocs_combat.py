@@ -8,7 +8,7 @@ import pytest
 
 from engine.ocs.combat import Settings, Situation, analyse, combat_rows, final_column
 from engine.ocs.odds import BelowTable, BeyondEdges, plain_total
-from engine.ocs.results import AttackContext, OptionPolicy, OptionUse
+from engine.ocs.results import AttackContext, OptionUse
 from engine.ocs.surprise import Surprise
 from engine.ocs.table import Terrain, cell, columns
 
@@ -142,8 +142,8 @@ def test_below_edge_extended_counts_up_from_below() -> None:
 
 def test_option_settings_change_the_figures() -> None:
     s = situation(12, 4)
-    steps = analyse(s, Settings(options=OptionPolicy(OptionUse.STEPS, OptionUse.STEPS)))
-    retreat = analyse(s, Settings(options=OptionPolicy(OptionUse.RETREAT, OptionUse.RETREAT)))
+    steps = analyse(s, Settings(attacker_options=OptionUse.STEPS, defender_options=OptionUse.STEPS))
+    retreat = analyse(s, Settings(attacker_options=OptionUse.RETREAT, defender_options=OptionUse.RETREAT))
     assert steps.expected("defender_retreat") == 0
     assert retreat.expected("attacker_steps") == retreat.expected_printed_loss(attacker=True)
     # an attacker who retreats never keeps an e# that came with an option

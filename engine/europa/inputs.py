@@ -4,7 +4,7 @@ Units are rows of a list (the form adds, edits and removes them); each row
 holds what the rule reads from a counter. Conditions hold the terrain and
 weather values from the terrain effects chart, which our source does not
 print. Settings hold our readings of what the source leaves open, each
-marked assumed.
+marked assumed; they are declared once, in :class:`engine.europa.rules.EuropaRules`.
 
 >>> values = AEC_INPUTS.validate({})
 >>> [u["unit_type"] for u in values["attacker"]["units"]]
@@ -20,9 +20,9 @@ from fractions import Fraction
 from typing import Any
 
 from ..schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number
-from .losses import LossRules
-from .tables import ARMOUR_TABLE, HEAVY_TABLE, RatioTable
-from .totals import TotalRules
+from ..settings import rules_from, rules_group
+from .rules import EuropaRules
+from .tables import RatioTable
 from .units import (
     INTRINSIC_ATEC_TYPES,
     Capability,
@@ -41,10 +41,7 @@ __all__ = [
     "RATIO_SETTINGS",
     "MAX_UNITS",
     "to_units",
-    "total_rules",
-    "loss_rules",
-    "armour_table",
-    "heavy_table",
+    "rules_of",
     "check_aec",
     "check_ratio",
     "assumptions",
@@ -125,105 +122,10 @@ DEFAULT_DEFENDERS = (
      "intrinsic_atec": "1/2"},
 )
 
-TABLE_ROW = Group("row", "One row of the table.", label="Row", fields=(
-    Number("min_ratio", "Lowest ratio (as a number: 5 for 5:1, 1/2 for 1:2) that reads this row.", "1",
-           minimum=0, maximum=1000, label="From ratio"),
-    Integer("modifier", "Die modifier of the row.", 0, minimum=-9, maximum=9, label="Modifier"),
-    Number("chance_of_next", "Chance that the modifier is one higher (1/2 for an even chance).", "0",
-           minimum=0, maximum=1, label="Chance of +1"),
-))
-
-ARMOUR_TABLE_FIELD = ListOf(
-    "armour_table", "Armour effects table: each ratio reads the highest row it reaches.",
-    default=tuple(ARMOUR_TABLE.to_json()), item=TABLE_ROW, min_items=1, max_items=20, label="Armour effects table",
-    assumed="The rule cites an armour effects table that our source does not print; it gives only 5.1:1 = +3 "
-            "with an even chance of +4. The other rows are ours, mirrored for AECA:AECD; ratios round down. "
-            "A zero is not covered: AECA against no ATEC reads the top row, no AECA against AECD the bottom one.")
-
-HEAVY_TABLE_FIELD = ListOf(
-    "heavy_table", "Heavy unit table: used only when heavy armour units outnumber the other side's heavy ATEC.",
-    default=tuple(HEAVY_TABLE.to_json()), item=TABLE_ROW, min_items=1, max_items=20, label="Heavy unit table",
-    assumed="The special unit combat ability table is not in our source; its example gives +1 for twice as "
-            "many heavy armour units as heavy ATEC. The row below 2:1 is ours.")
-
-SETTINGS = Group("settings", "Our readings where the source is silent; change them to try other readings.",
-                 label="Settings", fields=(
-    ARMOUR_TABLE_FIELD,
-    HEAVY_TABLE_FIELD,
-    Choice("infantry_backing", "How infantry backs several AT/heavy AA units that would count double.", "pooled",
-           choices=("pooled", "per_unit"),
-           labels={"pooled": "Shared out (3 infantry REs per RE, in list order)", "per_unit": "Each unit sees all"},
-           label="Infantry backing",
-           assumed="The source asks for three times as many infantry REs but not whether several AT or heavy AA "
-                   "units may lean on the same infantry."),
-    Boolean("motorized_infantry_backs", "Motorized infantry counts as infantry for the three-to-one test.",
-            True, label="Motorized infantry backs",
-            assumed="The source says infantry REs without saying whether motorized infantry is included."),
-    Boolean("half_atec_remainder_converts", "The neutral half of a half-ATEC unit may be converted to ATEC.",
-            False, label="Half ATEC converts",
-            assumed="The half-value rule lets the other half of a unit be converted, but ATEC conversion is only "
-                    "for units with no ATEC of their own; we follow the ATEC rule."),
-    Choice("double_converts", "How many REs a double-value brigade or smaller converts.", "size",
-           choices=("size", "doubled"), labels={"size": "Its size (one for one)", "doubled": "Twice its size"},
-           label="Double converts",
-           assumed="Brigades and smaller convert one for one, and the source never says that a double value "
-                   "changes that; we convert by size."),
-    Choice("division_conversion", "Which divisions and corps convert a fixed 1 RE.", "every",
-           choices=("every", "tank_mechanized"),
-           labels={"every": "Every division or corps", "tank_mechanized": "Tank and mechanized ones only; "
-                   "others convert one for one"},
-           label="Division converts",
-           assumed="The source holds tank and mechanized divisions (or corps) to 1 RE of conversion and says "
-                   "nothing of other divisions with AEC or ATEC (an anti-tank or infantry division with full "
-                   "ATEC); we hold every division or corps to 1 RE."),
-    Choice("intrinsic_atec", "When a division's intrinsic ATEC is counted against conversions.",
-           "after_conversions", choices=("after_conversions", "reserved"),
-           labels={"after_conversions": "Conversions first; intrinsic fills what is left of its size",
-                   "reserved": "Room kept for intrinsic before converting"},
-           label="Intrinsic ATEC",
-           assumed="Intrinsic ATEC adds to conversions up to the division's size; the source's example counts "
-                   "three REs of conversions and lets the half RE of intrinsic ATEC go unused, so by default "
-                   "conversions come first."),
-    Choice("partial_re_losses", "A part RE counted for required losses: a whole point, or nothing.", "up",
-           choices=("up", "down"), labels={"up": "Round up", "down": "Round down"}, label="Part REs",
-           assumed="One strength point per RE is required; the source does not say what a half RE calls for."),
-    Choice("cap_basis", "Which attacker AECA caps the defender's AECD and ATEC losses.", "before_terrain",
-           choices=("before_terrain", "after_terrain"),
-           labels={"before_terrain": "Before terrain", "after_terrain": "After terrain"}, label="Cap uses",
-           assumed="Own REs are counted before terrain; the source does not say which opposing value caps them."),
-    Choice("conversion_share_of", "What converted units may give at most half of.", "required",
-           choices=("required", "combat"),
-           labels={"required": "Half of the required points", "combat": "Half of all points lost"},
-           label="Conversion share",
-           assumed="The source limits conversions to half the factors eliminated without saying whether that is "
-                   "the required points or every point the side loses."),
-    Boolean("doubled_atec_own_losses", "The doubled ATEC in an AEC-modifying hex also doubles the defender's own "
-            "ATEC losses.", False, label="Doubling hits defender",
-            assumed="The source's example applies the doubling to the attacking armour's losses only."),
-    Choice("defender_requirements", "How the defender's AECD and ATEC requirements combine.", "add",
-           choices=("add", "overlap"),
-           labels={"add": "They add up", "overlap": "One point may meet both (the larger)"},
-           label="AECD with ATEC",
-           assumed="The source does not say whether one lost point may count for both requirements."),
-    Boolean("decline_covers_heavy", "Declining AEC/ATEC also gives up heavy armour and heavy ATEC.", False,
-            label="Decline covers heavy",
-            assumed="Heavy effects are in addition to normal ones; the source does not tie them to the decline."),
-    Choice("declined_aeca", "What the modifier is when the attacker declines AEC.", "counts_zero",
-           choices=("counts_zero", "no_modifier"),
-           labels={"counts_zero": "AECA counts 0; the defender's AECD still gives its modifier",
-                   "no_modifier": "No armour modifier at all"},
-           label="Attacker declines",
-           assumed="The source says only that declining removes the required losses. We count the declining "
-                   "side's REs as 0 and still work out the modifier, so an attacker that declines against AECD "
-                   "reads the table's lowest row; the other reading gives no armour modifier."),
-    Choice("axis_heavy_aa", "Which Axis heavy AA units count as two heavy ATEC units.", "every",
-           choices=("every", "brigade_2_10"),
-           labels={"every": "Every Axis heavy motorized AA unit (the example)",
-                   "brigade_2_10": "Only a 2-10 heavy AA brigade (the note)"},
-           label="Axis heavy AA",
-           assumed="The note counts each Axis 2-10 heavy AA brigade as two; the example under it counts a heavy "
-                   "motorized AA regiment as two. The two disagree; we follow the example."),
-))
+SETTINGS = rules_group(EuropaRules, "settings",
+                       "Our readings where the source is silent; change them to try other readings.",
+                       label="Settings")
+"""Settings of ``europa.aec``: every field of :class:`~engine.europa.rules.EuropaRules`."""
 
 
 def _side(name: str, help_text: str, item: Group, default: tuple[dict[str, Any], ...], losses: int) -> Group:
@@ -260,8 +162,8 @@ AEC_INPUTS = Group("inputs", "", fields=(
 ))
 """Inputs of ``europa.aec``."""
 
-RATIO_SETTINGS = Group("settings", "Our table where the source prints none.", fields=(ARMOUR_TABLE_FIELD,),
-                       label="Settings")
+RATIO_SETTINGS = rules_group(EuropaRules, "settings", "Our table where the source prints none.", label="Settings",
+                             only=("armour_table",))
 """Settings of ``europa.ratio``: the armour effects table only."""
 
 RATIO_INPUTS = Group("inputs", "", fields=(
@@ -301,33 +203,13 @@ def to_units(rows: Sequence[Mapping[str, Any]], prefix: str) -> tuple[Unit, ...]
     return tuple(_unit(row, f"{prefix}{i}") for i, row in enumerate(rows, start=1))
 
 
-def total_rules(settings: Mapping[str, Any]) -> TotalRules:
-    """The settings that shape stack totals."""
-    return TotalRules(double_converts_doubled=settings["double_converts"] == "doubled",
-                      infantry_pooled=settings["infantry_backing"] == "pooled",
-                      motorized_infantry_backs=settings["motorized_infantry_backs"],
-                      half_atec_remainder_converts=settings["half_atec_remainder_converts"],
-                     only_tank_mech_divisions_fixed=settings["division_conversion"] == "tank_mechanized",
-                     intrinsic_reserved=settings["intrinsic_atec"] == "reserved")
+def rules_of(settings: Mapping[str, Any]) -> EuropaRules:
+    """The rules a validated ``settings`` group describes; settings it does not show keep their defaults.
 
-
-def loss_rules(settings: Mapping[str, Any]) -> LossRules:
-    """The settings that shape required losses."""
-    return LossRules(round_up=settings["partial_re_losses"] == "up",
-                     caps_before_terrain=settings["cap_basis"] == "before_terrain",
-                     conversion_share_of_required=settings["conversion_share_of"] == "required",
-                     doubled_atec_own=settings["doubled_atec_own_losses"],
-                     defender_add=settings["defender_requirements"] == "add")
-
-
-def armour_table(settings: Mapping[str, Any]) -> RatioTable:
-    """The armour effects table in use."""
-    return RatioTable.from_rows(settings["armour_table"])
-
-
-def heavy_table(settings: Mapping[str, Any]) -> RatioTable:
-    """The heavy unit table in use."""
-    return RatioTable.from_rows(settings["heavy_table"])
+    >>> rules_of(RATIO_SETTINGS.validate({})).partial_re_losses
+    'up'
+    """
+    return rules_from(EuropaRules, settings, partial=True)
 
 
 # Cross-field checks ------------------------------------------------------------

@@ -35,28 +35,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .rules import EuropaRules
 from .totals import Category, StackTotal
 from .units import re_text
 
-__all__ = ["LossRules", "Requirement", "attacker_requirement", "defender_requirements", "combined_defender_total"]
+__all__ = ["Requirement", "attacker_requirement", "defender_requirements", "combined_defender_total"]
 
 ZERO = Fraction(0)
-
-
-@dataclass(frozen=True)
-class LossRules:
-    """Readings of points the source leaves open about required losses."""
-
-    round_up: bool = True
-    """A part RE counted still calls for a whole strength point (else it is dropped)."""
-    caps_before_terrain: bool = True
-    """Caps by the opposing AECA use its value before terrain (else after)."""
-    conversion_share_of_required: bool = True
-    """Converted units may give at most half the required points (else half the side's combat losses)."""
-    doubled_atec_own: bool = False
-    """The doubled ATEC of a defender in an AEC-modifying hex also doubles its own ATEC losses."""
-    defender_add: bool = True
-    """AECD and ATEC requirements add up (else one lost point may meet both)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +74,7 @@ def _frac(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
-def _points(res: Fraction, rules: LossRules) -> int:
+def _points(res: Fraction, rules: EuropaRules) -> int:
     return math.ceil(res) if rules.round_up else math.floor(res)
 
 
@@ -98,7 +83,7 @@ def _unused(category: Category, why: str) -> Requirement:
 
 
 def _requirement(category: Category, total: StackTotal, own: Fraction, cap: Fraction, cap_words: str,
-                 combat_losses: int, rules: LossRules, from_units: str,
+                 combat_losses: int, rules: EuropaRules, from_units: str,
                  intrinsic_eliminated: Fraction = ZERO) -> Requirement:
     lines = [f"{category}: {re_text(own)} used before terrain, conversions included."]
     counted = min(own, cap)
@@ -137,7 +122,7 @@ def _requirement(category: Category, total: StackTotal, own: Fraction, cap: Frac
 
 
 def attacker_requirement(aeca: StackTotal, defender_atec: Fraction, *, attacker_uses: bool, combat_losses: int,
-                         hex_modifies_aec: bool, rules: LossRules = LossRules()) -> Requirement:
+                         hex_modifies_aec: bool, rules: EuropaRules = EuropaRules()) -> Requirement:
     """Required AECA losses: one point per RE of AECA, capped by the defender's ATEC.
 
     ``defender_atec`` is the ATEC the defender uses (zero if it declined).
@@ -168,7 +153,7 @@ def attacker_requirement(aeca: StackTotal, defender_atec: Fraction, *, attacker_
 def defender_requirements(aecd: StackTotal, atec: StackTotal, attacker_aeca: Fraction, *, defender_uses: bool,
                           aecd_compared: bool, combat_losses: int, hex_modifies_aec: bool,
                           eliminated_intrinsic: Fraction = ZERO,
-                          rules: LossRules = LossRules()) -> tuple[Requirement, Requirement]:
+                          rules: EuropaRules = EuropaRules()) -> tuple[Requirement, Requirement]:
     """Required AECD and ATEC losses of the defender.
 
     ``attacker_aeca`` is the AECA the attacker uses (zero if it declined),
@@ -197,7 +182,7 @@ def defender_requirements(aecd: StackTotal, atec: StackTotal, attacker_aeca: Fra
     elif own_atec == atec.intrinsic:
         atec_req = _unused(Category.ATEC, "all of the defender's ATEC is intrinsic, so no losses are required for it.")
     else:
-        if hex_modifies_aec and rules.doubled_atec_own:
+        if hex_modifies_aec and rules.doubled_atec_own_losses:
             own_atec *= 2
         atec_req = _requirement(Category.ATEC, atec, own_atec, attacker_aeca, "the attacker's AECA", combat_losses,
                                 rules, "units with at least half ATEC or converted units",
@@ -205,13 +190,13 @@ def defender_requirements(aecd: StackTotal, atec: StackTotal, attacker_aeca: Fra
     return aecd_req, atec_req
 
 
-def combined_defender_total(requirements: Sequence[Requirement], combat_losses: int, rules: LossRules) -> int:
+def combined_defender_total(requirements: Sequence[Requirement], combat_losses: int, rules: EuropaRules) -> int:
     """Points the defender must take from armour and anti-tank units together.
 
     >>> r = Requirement(Category.AECD, True, Fraction(2), 2, 1, 0, ())
-    >>> combined_defender_total([r, r], 3, LossRules())
+    >>> combined_defender_total([r, r], 3, EuropaRules())
     3
-    >>> combined_defender_total([r, r], 3, LossRules(defender_add=False))
+    >>> combined_defender_total([r, r], 3, EuropaRules(defender_requirements="overlap"))
     2
     """
     points = [r.strength_points for r in requirements]

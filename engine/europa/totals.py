@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
 
+from .rules import EuropaRules
 from .units import (
     BIG_PANZER_CONVERSION,
     CAPABILITY_FACTOR,
@@ -48,7 +49,6 @@ from .units import (
 
 __all__ = [
     "Category",
-    "TotalRules",
     "Share",
     "Conversion",
     "StackTotal",
@@ -70,26 +70,6 @@ class Category(StrEnum):
     """Armour effects of the defender."""
     ATEC = "ATEC"
     """Anti-tank effects of the defender, used against an attacker with AECA."""
-
-
-@dataclass(frozen=True)
-class TotalRules:
-    """Readings of points the source leaves open that change a stack's total."""
-
-    double_converts_doubled: bool = False
-    """A double-value brigade or smaller converts twice its size (else its size)."""
-    infantry_pooled: bool = True
-    """Infantry backing the double ATEC of AT/heavy AA units is shared out (else each unit sees all of it)."""
-    motorized_infantry_backs: bool = True
-    """Motorized infantry counts as infantry for the three-to-one support test."""
-    half_atec_remainder_converts: bool = False
-    """The neutral half of a half-ATEC unit may be converted to ATEC (else it has ATEC of its own)."""
-    only_tank_mech_divisions_fixed: bool = False
-    """Only tank and mechanized divisions or corps convert a fixed 1 RE; other divisions and corps convert
-    one for one like brigades (else every division or corps converts 1 RE)."""
-    intrinsic_reserved: bool = False
-    """Room for a division's intrinsic ATEC is kept free before conversions (else conversions come first
-    and intrinsic ATEC fills only what is left of the division's size, as the source's example counts)."""
 
 
 @dataclass(frozen=True)
@@ -203,14 +183,14 @@ def _value(unit: Unit, category: Category) -> Capability:
     return unit.atec if category is Category.ATEC else unit.aec
 
 
-def _infantry_res(units: Sequence[Unit], rules: TotalRules) -> Fraction:
+def _infantry_res(units: Sequence[Unit], rules: EuropaRules) -> Fraction:
     types = set(INFANTRY_TYPES)
     if rules.motorized_infantry_backs:
         types.add(UnitType.MOTORIZED_INFANTRY)
     return sum((u.re_size for u in units if u.unit_type in types), ZERO)
 
 
-def effective_atec(units: Sequence[Unit], rules: TotalRules = TotalRules()) -> dict[str, tuple[Capability, str]]:
+def effective_atec(units: Sequence[Unit], rules: EuropaRules = EuropaRules()) -> dict[str, tuple[Capability, str]]:
     """Each unit's ATEC after the conditions on double ATEC, with a note where they apply.
 
     Anti-tank and heavy AA units count double only if they were fortified or
@@ -254,7 +234,7 @@ def effective_atec(units: Sequence[Unit], rules: TotalRules = TotalRules()) -> d
 
 # Conversions ---------------------------------------------------------------
 
-def conversion_capacity(unit: Unit, value: Capability, rules: TotalRules = TotalRules()) -> tuple[Fraction, str]:
+def conversion_capacity(unit: Unit, value: Capability, rules: EuropaRules = EuropaRules()) -> tuple[Fraction, str]:
     """REs a capable unit may convert, and why.
 
     >>> from engine.europa.units import Nationality
@@ -314,7 +294,7 @@ def unit_multiplier(unit: Unit, category: Category, terrain: Reduction) -> tuple
 
 
 def _convertible(unit: Unit, category: Category, value: Capability, terrain: Reduction,
-                 rules: TotalRules) -> tuple[Fraction, str]:
+                 rules: EuropaRules) -> tuple[Fraction, str]:
     neutral = unit.re_size * NEUTRAL_SHARE[value]
     if neutral == 0:
         return ZERO, ""
@@ -389,7 +369,7 @@ def _describe(share: Share, category: Category, capacity_why: str) -> str:
 
 
 def _prepare(u: Unit, category: Category, value: Capability, terrain: Reduction,
-             rules: TotalRules) -> tuple[Share, list[str], str]:
+             rules: EuropaRules) -> tuple[Share, list[str], str]:
     """A unit's share before conversions, its trace lines, and a note if intrinsic ATEC limits conversion."""
     multiplier, terrain_why = unit_multiplier(u, category, terrain)
     capacity, why = conversion_capacity(u, value, rules)
@@ -413,7 +393,7 @@ def _prepare(u: Unit, category: Category, value: Capability, terrain: Reduction,
 
 
 def stack_total(units: Sequence[Unit], category: Category, terrain: Reduction = Reduction.NONE,
-                rules: TotalRules = TotalRules()) -> StackTotal:
+                rules: EuropaRules = EuropaRules()) -> StackTotal:
     """The stack's REs of one category, with each unit's share and every conversion.
 
     ``terrain`` is how the defender's hex scales the attack strength of c/m

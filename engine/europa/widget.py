@@ -31,12 +31,9 @@ from .inputs import (
     RATIO_INPUTS,
     RATIO_SETTINGS,
     SETTINGS,
-    armour_table,
     assumptions,
-    heavy_table,
-    loss_rules,
+    rules_of,
     to_units,
-    total_rules,
 )
 from .losses import Requirement, attacker_requirement, combined_defender_total, defender_requirements
 from .tables import TableRow, ratio_text
@@ -186,10 +183,8 @@ def _declarations(attacker_uses: bool, defender_uses: bool) -> tuple[str, ...]:
 
 def analyse(values: Mapping[str, Any]) -> Analysis:
     """Work out totals, modifiers and required losses from validated ``europa.aec`` inputs."""
-    settings = values["settings"]
+    rules = rules_of(values["settings"])
     conditions = values["conditions"]
-    rules = total_rules(settings)
-    lrules = loss_rules(settings)
     terrain = Reduction(conditions["terrain_cm"])
     attackers = to_units(values["attacker"]["units"], "A")
     defenders = to_units(values["defender"]["units"], "D")
@@ -203,30 +198,30 @@ def analyse(values: Mapping[str, Any]) -> Analysis:
     used_aecd = aecd.total if defender_uses else ZERO
     used_atec = atec.total if defender_uses else ZERO
 
-    if not attacker_uses and settings["declined_aeca"] == "no_modifier":
+    if not attacker_uses and rules.no_modifier_when_declined:
         armour = declined_armour()
     else:
-        armour = armour_modifier(used_aeca, used_atec, used_aecd, armour_table(settings),
+        armour = armour_modifier(used_aeca, used_atec, used_aecd, rules.armour,
                                  conditions["terrain_aec_modifier"], conditions["weather_aec_modifier"],
                                  conditions["hexside_aec_modifier"])
-    skips = settings["decline_covers_heavy"]
+    skips = rules.decline_covers_heavy
     heavy = heavy_comparison(attackers if attacker_uses or not skips else (),
-                             defenders if defender_uses or not skips else (), heavy_table(settings),
-                             every_axis_heavy_aa=settings["axis_heavy_aa"] == "every")
+                             defenders if defender_uses or not skips else (), rules.heavy,
+                             every_axis_heavy_aa=rules.every_axis_heavy_aa)
 
     hex_modifies_aec = (terrain is not Reduction.NONE or conditions["terrain_aec_modifier"] > 0
                         or conditions["weather_aec_modifier"] > 0)
-    cap_aeca = (aeca.before_terrain if lrules.caps_before_terrain else aeca.total) if attacker_uses else ZERO
+    cap_aeca = (aeca.before_terrain if rules.caps_before_terrain else aeca.total) if attacker_uses else ZERO
     defender_losses = values["defender"]["losses"]
     aeca_req = attacker_requirement(aeca, used_atec, attacker_uses=attacker_uses,
                                     combat_losses=values["attacker"]["losses"],
-                                    hex_modifies_aec=hex_modifies_aec, rules=lrules)
+                                    hex_modifies_aec=hex_modifies_aec, rules=rules)
     eliminated_intrinsic = sum((atec.share(u.key).intrinsic for u in defenders if u.eliminated), ZERO)
     defender_reqs = defender_requirements(
         aecd, atec, cap_aeca, defender_uses=defender_uses, aecd_compared=armour.comparison == AECA_AECD,
         combat_losses=defender_losses, hex_modifies_aec=hex_modifies_aec,
-        eliminated_intrinsic=eliminated_intrinsic, rules=lrules)
-    defender_total = combined_defender_total(defender_reqs, defender_losses, lrules)
+        eliminated_intrinsic=eliminated_intrinsic, rules=rules)
+    defender_total = combined_defender_total(defender_reqs, defender_losses, rules)
     return Analysis(attackers, defenders, aeca, aecd, atec, (used_aeca, used_aecd, used_atec),
                     _declarations(attacker_uses, defender_uses), armour, heavy, hex_modifies_aec,
                     aeca_req, defender_reqs, defender_total)
@@ -288,7 +283,7 @@ def compute_aec(values: Mapping[str, Any]) -> dict[str, Any]:
             "atec": list(a.atec.trace),
             "modifier": list(a.armour.trace),
             "heavy": list(a.heavy.counts) + [a.heavy.attack.text, a.heavy.defence.text],
-            "losses": _loss_trace(a, values["settings"]["defender_requirements"] == "add"),
+            "losses": _loss_trace(a, rules_of(values["settings"]).defender_add),
         },
         "assumptions": assumptions(SETTINGS, values["settings"]),
     }
@@ -389,7 +384,7 @@ def render_sample(sample: Mapping[str, Any]) -> str:
 
 def _ratio_modifier(values: Mapping[str, Any]) -> ArmourModifier:
     c = values["conditions"]
-    return armour_modifier(values["aeca"], values["atec"], values["aecd"], armour_table(values["settings"]),
+    return armour_modifier(values["aeca"], values["atec"], values["aecd"], rules_of(values["settings"]).armour,
                            c["terrain_aec_modifier"], c["weather_aec_modifier"], c["hexside_aec_modifier"])
 
 

@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from engine.dice import Dist, dice
+from engine.settings import setting
 
 from .odds import (BelowTable, BeyondEdges, HalfRounding, Halving, Odds, StrengthTotal, find_odds,
                    plain_total, ratio_text)
-from .results import RESULT_ORDER, AttackContext, Cell, Execution, OptionPolicy, execute
+from .results import (RESULT_ORDER, AttackContext, Cell, ExcusedOptions, Execution, OptionPolicy, OptionUse,
+                      execute)
 from .surprise import (Surprise, combat_drm, shift_dist, surprise_dist, surprise_differential)
 from .table import COLUMN_COUNT, CellText, ColumnIndex, Terrain, cell, row_for_total
 
@@ -51,18 +53,67 @@ EXPLOIT_RATINGS = (2, 3, 4)
 
 @dataclass(frozen=True)
 class Settings:
-    """Our answers where the charts are silent, and the players' option choices."""
+    """Our answers where the charts are silent, and the players' option choices.
 
-    below_table: BelowTable = BelowTable.FIRST_COLUMN
+    Each field is declared once with its form (:func:`engine.settings.setting`):
+    the widgets' ``settings`` group is ``rules_group(Settings)``.
+
+    >>> from engine.settings import rules_from, rules_group
+    >>> settings = rules_from(Settings, rules_group(Settings).validate({"defender_options": "steps"}))
+    >>> settings.defender_options, settings.options.attacker
+    (<OptionUse.STEPS: 'steps'>, <OptionUse.STEPS: 'steps'>)
+    """
+
+    below_table: BelowTable = setting(
+        BelowTable.FIRST_COLUMN, help="Odds worse than the leftmost column of the row.",
+        label="Odds below the chart",
+        labels={"first_column": "Use the leftmost column", "not_allowed": "Attack not allowed"},
+        assumed="The chart stops at its leftmost column and does not say whether worse odds are read "
+                "there or may not be attacked at all.")
     """Odds worse than the leftmost column."""
-    beyond_edges: BeyondEdges = BeyondEdges.FROM_EDGE
+    beyond_edges: BeyondEdges = setting(
+        BeyondEdges.FROM_EDGE, help="Where a surprise shift starts when the odds lie past an end of the row.",
+        label="Shifts past the ends",
+        labels={"from_edge": "From the end column", "extended": "From the odds on a row run on"},
+        assumed="The chart does not say where a surprise shift starts when the odds lie past an end of "
+                "the row; a shift here always stops at the end column.")
     """Where a shift starts when the odds lie past an end of the row."""
-    halving: Halving = Halving.EACH_UNIT
+    halving: Halving = setting(
+        Halving.EACH_UNIT, help="How out-of-supply strengths are halved.", label="Halving",
+        labels={"each_unit": "Halve each unit", "side_total": "Add up, then halve"},
+        assumed="The supply chart only says out-of-supply attack and defence count at half; it does not say "
+                "whether each unit is halved or the side's sum.")
     """Order of halving for units out of supply."""
-    half_rounding: HalfRounding = HalfRounding.KEEP
+    half_rounding: HalfRounding = setting(
+        HalfRounding.KEEP, help="What becomes of a half point.", label="Half points",
+        labels={"keep": "Keep fractions", "up": "Round up", "down": "Round down"},
+        assumed="The charts do not say whether a half point is kept, rounded up or rounded down.")
     """What becomes of half points."""
-    options: OptionPolicy = field(default_factory=OptionPolicy)
-    """How each side pays options, for the loss and retreat figures."""
+    attacker_options: OptionUse = setting(
+        OptionUse.STEPS, help="How the attacker pays his options (o#).", label="Attacker's options",
+        labels={"steps": "As step losses", "retreat": "As retreats"},
+        assumed="How options are paid is the attacker's own choice; the loss and exploitation "
+                "figures need one. That each option is one step or one hex is implied by note 3, "
+                "not stated.")
+    """How the attacker pays options, for the loss and exploitation figures."""
+    defender_options: OptionUse = setting(
+        OptionUse.RETREAT, help="How the defender pays his options (o#).", label="Defender's options",
+        labels={"steps": "As step losses", "retreat": "As retreats"},
+        assumed="How options are paid is the defender's own choice; the loss and DG figures "
+                "need one. That each option is one step or one hex is implied by note 3, not "
+                "stated.")
+    """How the defender pays options when he pays them."""
+    excused_options: ExcusedOptions = setting(
+        ExcusedOptions.IGNORE, help="After an attacker retreat, does the defender skip his options?",
+        label="Excused options", labels={"ignore": "Skip them", "apply": "Pay them anyway"},
+        assumed="Note 2 allows the defender to skip his options after an attacker retreat but lets "
+                "him pay them anyway; the figures need one of the two.")
+    """Whether the defender skips options he is allowed to skip."""
+
+    @property
+    def options(self) -> OptionPolicy:
+        """How each side pays options, for the loss and retreat figures."""
+        return OptionPolicy(self.attacker_options, self.defender_options, self.excused_options)
 
 
 @dataclass(frozen=True)

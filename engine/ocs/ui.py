@@ -18,14 +18,13 @@ from typing import Any
 from engine import present
 from engine.dice import prob_json
 from engine.schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, Text, fraction_text
+from engine.settings import rules_from, rules_group
 from engine.widgets import Widget, register
 
 from .combat import EXPLOIT_RATINGS, Analysis, AttackNotAllowed, Settings, Situation, allowed, analyse
 from .explain import NOTES, choices, exploit_lines, parts
-from .odds import (BelowTable, BeyondEdges, HalfRounding, Halving, StrengthTotal, Unit, plain_total,
-                   ratio_text, total_strength)
-from .results import (CELL_SHAPE, RESULT_ORDER, AttackContext, Cell, CellFormatError, ExcusedOptions,
-                      OptionPolicy, OptionUse)
+from .odds import StrengthTotal, Unit, plain_total, ratio_text, total_strength
+from .results import CELL_SHAPE, RESULT_ORDER, AttackContext, Cell, CellFormatError
 from .sequence import describe, play
 from .surprise import SHIFT_DIE, SURPRISE_THRESHOLDS, AttackKind, Surprise
 from .table import COLUMN_COUNT, Terrain, columns
@@ -62,52 +61,9 @@ def _units(name: str, side: str) -> ListOf:
                   item=UNIT, label=f"{side.capitalize()} units", max_items=20)
 
 
-ASSUMED = {
-    "below_table": ("The chart stops at its leftmost column and does not say whether worse odds are read "
-                    "there or may not be attacked at all."),
-    "beyond_edges": ("The chart does not say where a surprise shift starts when the odds lie past an end of "
-                     "the row; a shift here always stops at the end column."),
-    "halving": ("The supply chart only says out-of-supply attack and defence count at half; it does not say "
-                "whether each unit is halved or the side's sum."),
-    "half_rounding": "The charts do not say whether a half point is kept, rounded up or rounded down.",
-    "attacker_options": ("How options are paid is the attacker's own choice; the loss and exploitation "
-                         "figures need one. That each option is one step or one hex is implied by note 3, "
-                         "not stated."),
-    "defender_options": ("How options are paid is the defender's own choice; the loss and DG figures "
-                         "need one. That each option is one step or one hex is implied by note 3, not "
-                         "stated."),
-    "excused_options": ("Note 2 allows the defender to skip his options after an attacker retreat but lets "
-                        "him pay them anyway; the figures need one of the two."),
-}
-"""What the charts say, or leave unsaid, about each setting."""
-
-SETTINGS = Group("settings", "Our choices where the charts are silent, and the players' option choices.", fields=(
-    Choice("below_table", "Odds worse than the leftmost column of the row.", BelowTable.FIRST_COLUMN.value,
-           choices=tuple(v.value for v in BelowTable), label="Odds below the chart",
-           labels={"first_column": "Use the leftmost column", "not_allowed": "Attack not allowed"},
-           assumed=ASSUMED["below_table"]),
-    Choice("beyond_edges", "Where a surprise shift starts when the odds lie past an end of the row.",
-           BeyondEdges.FROM_EDGE.value, choices=tuple(v.value for v in BeyondEdges), label="Shifts past the ends",
-           labels={"from_edge": "From the end column", "extended": "From the odds on a row run on"},
-           assumed=ASSUMED["beyond_edges"]),
-    Choice("halving", "How out-of-supply strengths are halved.", Halving.EACH_UNIT.value,
-           choices=tuple(v.value for v in Halving), label="Halving",
-           labels={"each_unit": "Halve each unit", "side_total": "Add up, then halve"},
-           assumed=ASSUMED["halving"]),
-    Choice("half_rounding", "What becomes of a half point.", HalfRounding.KEEP.value,
-           choices=tuple(v.value for v in HalfRounding), label="Half points",
-           labels={"keep": "Keep fractions", "up": "Round up", "down": "Round down"},
-           assumed=ASSUMED["half_rounding"]),
-    Choice("attacker_options", "How the attacker pays his options (o#).", OptionUse.STEPS.value,
-           choices=tuple(v.value for v in OptionUse), label="Attacker's options",
-           labels={"steps": "As step losses", "retreat": "As retreats"}, assumed=ASSUMED["attacker_options"]),
-    Choice("defender_options", "How the defender pays his options (o#).", OptionUse.RETREAT.value,
-           choices=tuple(v.value for v in OptionUse), label="Defender's options",
-           labels={"steps": "As step losses", "retreat": "As retreats"}, assumed=ASSUMED["defender_options"]),
-    Choice("excused_options", "After an attacker retreat, does the defender skip his options?",
-           ExcusedOptions.IGNORE.value, choices=tuple(v.value for v in ExcusedOptions), label="Excused options",
-           labels={"ignore": "Skip them", "apply": "Pay them anyway"}, assumed=ASSUMED["excused_options"]),
-), label="Settings")
+SETTINGS = rules_group(Settings, "settings", "Our choices where the charts are silent, and the players' option "
+                       "choices.", label="Settings")
+"""Every setting of ``ocs.combat`` and ``ocs.walkthrough``, declared in :class:`~engine.ocs.combat.Settings`."""
 
 
 def _action_rating(name: str, side: str, default: int) -> Integer:
@@ -178,11 +134,7 @@ READER_INPUTS = Group("inputs", "", fields=(
 # From inputs to a situation ----------------------------------------------
 
 def _settings(values: Mapping[str, Any]) -> Settings:
-    s = values["settings"]
-    return Settings(BelowTable(s["below_table"]), BeyondEdges(s["beyond_edges"]), Halving(s["halving"]),
-                    HalfRounding(s["half_rounding"]),
-                    OptionPolicy(OptionUse(s["attacker_options"]), OptionUse(s["defender_options"]),
-                                 ExcusedOptions(s["excused_options"])))
+    return rules_from(Settings, values["settings"])
 
 
 def _context(values: Mapping[str, Any]) -> AttackContext:
@@ -269,7 +221,8 @@ def _assumptions(values: Mapping[str, Any], a: Analysis) -> list[dict[str, str]]
     if halved:
         relevant += ["halving", "half_rounding"]
     relevant += ["attacker_options", "defender_options", "excused_options"]
-    return [{"setting": f"settings.{name}", "value": s[name], "note": ASSUMED[name]} for name in relevant]
+    return [{"setting": f"settings.{name}", "value": s[name], "note": SETTINGS.field(name).assumed}
+            for name in relevant]
 
 
 def _strength_json(total: StrengthTotal) -> dict[str, Any]:

@@ -23,8 +23,8 @@ from ..dice import Dist, prob_json
 from ..schema import Group
 from .combat import Combat, Outcome, Unit
 from .combat_widget import assumption, combat_result, play, render_combat
-from .inputs import (SETTING_FIELDS, ChoiceMeasure, Settings, attacker_group, choice_measure_field,
-                     defender_list, hex_sides_field, retreat_hexes_field, terrain_field)
+from .inputs import (ALL_SETTINGS, ChoiceMeasure, Settings, attacker_group, defender_list, hex_sides_field,
+                     retreat_hexes_field, terrain_field)
 from .rules import DESTROYED, LOSS, RETREAT
 
 __all__ = ["CHOICE_INPUTS", "MEASURES", "TIE_BREAKS", "compute", "render", "sample", "render_sample",
@@ -58,8 +58,7 @@ CHOICE_INPUTS: Final = Group("inputs", "", fields=(
     attacker_group(),
     defender_list(DEFAULT_STACK),
     retreat_hexes_field(),
-    Group("settings", "Values the rulebook leaves open.", label="Settings",
-          fields=(choice_measure_field(), *SETTING_FIELDS)),
+    ALL_SETTINGS,
 ))
 """Inputs of the ``small_general.defender_choice`` widget."""
 
@@ -104,7 +103,7 @@ def _measure_json(measure: ChoiceMeasure, value: Fraction) -> dict[str, Any]:
 def compute(values: Mapping[str, Any]) -> dict[str, Any]:
     """Widget entry point: every candidate's odds and the one that defends."""
     named = _candidates(values)
-    measure: ChoiceMeasure = values["settings"]["choice_measure"]
+    measure = Settings.from_inputs(values["settings"]).choice_measure
     ranking = rank([c for _, c in named], measure)
     best = ranking[0][0]
     candidates = []
@@ -115,7 +114,7 @@ def compute(values: Mapping[str, Any]) -> dict[str, Any]:
                            "defender_destroyed": prob_json(destroyed), "attacker_hit": prob_json(att_hit)})
     candidates.sort(key=lambda c: c["index"])
     chosen = combat_result(named[best][1])
-    field = CHOICE_INPUTS.field("settings").field("choice_measure")  # type: ignore[attr-defined]
+    field = ALL_SETTINGS.field("choice_measure")
     chosen["assumptions"] = [assumption(field, measure), *chosen["assumptions"]]
     return {
         "measure": {"setting": measure, "label": field.label_for(measure), "lower_is_better": True},
@@ -161,7 +160,7 @@ def render(result: Mapping[str, Any]) -> str:
 def sample(values: Mapping[str, Any], seed: int) -> dict[str, Any]:
     """Widget entry point: one seeded attack on the unit that defends."""
     named = _candidates(values)
-    ranking = rank([c for _, c in named], values["settings"]["choice_measure"])
+    ranking = rank([c for _, c in named], Settings.from_inputs(values["settings"]).choice_measure)
     name, combat = named[ranking[0][0]]
     played = play(combat, random.Random(seed))
     played["steps"].insert(0, f"{name} defends the hex.")

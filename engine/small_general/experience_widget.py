@@ -14,7 +14,7 @@ from .. import present
 from ..schema import Boolean, Choice, Group, Integer, InputError, ListOf
 from .combat_widget import assumption
 from .experience import LEVEL_THRESHOLDS, Combine, level_for, next_threshold, points_for
-from .inputs import SETTINGS, Settings
+from .inputs import Settings, settings_group
 from .rules import DESTROYED, EXPERIENCE_MODIFIERS, LOSS, PANIC, RETREAT, TABLE_RESULTS, Result
 
 __all__ = ["EXPERIENCE_INPUTS", "CAUSABLE", "compute", "render", "check", "points_for_item"]
@@ -53,8 +53,7 @@ EXPERIENCE_INPUTS: Final = Group("inputs", "", fields=(
                        False, label="Destroyed in retreat"),
            )),
            min_items=0, max_items=20, label="Results caused"),
-    Group("settings", "Values the rulebook leaves open.", label="Settings", fields=tuple(
-        SETTINGS.field(n) for n in ("combined_xp", "defender_earns_xp", "retreat_kill_counts"))),
+    settings_group("combined_xp", "defender_earns_xp", "retreat_kill_counts"),
 ))
 """Inputs of the ``small_general.experience`` widget."""
 
@@ -102,8 +101,8 @@ def compute(values: Mapping[str, Any]) -> dict[str, Any]:
     level = level_for(points)
     nxt = next_threshold(points)
     attack, defence = EXPERIENCE_MODIFIERS.get(level, (0, 0))
-    settings_group = EXPERIENCE_INPUTS.field("settings")
-    assert isinstance(settings_group, Group)
+    shown = EXPERIENCE_INPUTS.field("settings")
+    assert isinstance(shown, Group)
     return {
         "points_before": before, "level_before": level_for(before),
         "points_gained": gained, "points": points, "level": level,
@@ -112,7 +111,7 @@ def compute(values: Mapping[str, Any]) -> dict[str, Any]:
         "attack_modifier": attack, "defence_modifier": defence,
         "thresholds": list(LEVEL_THRESHOLDS),
         "breakdown": breakdown,
-        "assumptions": [assumption(f, values["settings"][f.name]) for f in settings_group.fields],
+        "assumptions": [assumption(f, values["settings"][f.name]) for f in shown.fields],
     }
 
 
