@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine import api, linkstate, widgets
-from engine.schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number
+from engine.schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, Text
 
 from fixtures.demo_widget import ensure_registered
 
@@ -26,6 +26,8 @@ def demo():
 def random_value(f: Field, rnd: random.Random):
     if isinstance(f, Choice):
         return rnd.choice(f.choices)
+    if isinstance(f, Text) and f.suggestions:
+        return rnd.choice(f.suggestions)
     if isinstance(f, Boolean):
         return rnd.random() < 0.5
     if isinstance(f, Integer):
