@@ -89,7 +89,7 @@ UNIT_TYPE: Final = Group("unit_type", "", label="Unit type", fields=(
     Number("special_attack", "Special factor on its attack score.", _DEFAULT.special_attack, minimum=0,
            maximum=100, label="Special attack"),
     Number("special_defence", "Special factor on its hit points.", _DEFAULT.special_defence,
-           minimum=Fraction(1, 100), maximum=100, label="Special defence"),
+           minimum=0, maximum=100, label="Special defence"),
     Text("prevents", "Types of its own side whose attackers it draws onto itself, by name, separated by commas "
          "(read only with the prevent rules on).", "", max_length=200, label="Prevents"),
     Boolean("transport", "Carries paratroopers, airlifted units or air supply.", _DEFAULT.transport,
