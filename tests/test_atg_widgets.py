@@ -124,3 +124,12 @@ def test_twelve_units_a_side_are_taken():
     units = [{"type": t.name, "count": 2} for t in ROSTER_ORDER if t.is_land] * 3
     v = w.validate({"attackers": units[:12], "defenders": units[:12]})
     assert len(v["attackers"]) == len(v["defenders"]) == 12
+
+
+def test_type_and_unit_names_are_escaped_everywhere():
+    w = get("atg.battle")
+    rows = _types(Tank={"name": '<b>T&"</b>'})
+    v = w.validate({"unit_types": rows, "attackers": [{"type": '<b>T&"</b>', "count": 4, "name": "<i>y</i>"}],
+                    "defenders": [{"type": "Infantry", "count": 5}]})
+    html = w.render_sample(w.roll(v, 1)) + w.render_tally(w.estimate(v, 1, 0, 30), v) + w.render(w.run(v))
+    assert "<b>" not in html and "<i>" not in html and "&lt;b&gt;T&amp;" in html and "&lt;i&gt;y" in html
