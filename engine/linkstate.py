@@ -21,8 +21,9 @@ The JSON holds only what differs from the page's base inputs:
   holds; or, when shorter, ``{"b": [names, row, …]}``: the same rows
   against the base list's item at the same place (the item default past
   its end), a row that is the base's written ``0``, so one edited row of
-  a long default list costs only its changes. (This second form came later within version 1: links written
-  before it never hold it and read as they always did);
+  a long default list costs only its changes. (This second form came
+  later within version 1: links written before it never hold it and read
+  as they always did);
 * a value: its JSON (numbers that are not whole as text such as ``"5/2"``).
 
 Decoding is safe on hostile text: the link text, the inflated size and the
