@@ -33,6 +33,7 @@ NAME_LENGTH: Final = 30
 _DEFAULT = UnitType("", "land", "soft", {}, 20)
 """The dataclass defaults: a new row starts from them."""
 
+
 def _per_group(prefix: str, label: str, help_text: str, maximum: int) -> tuple[Field, ...]:
     return tuple(Integer(f"{prefix}_{g}", help_text.format(group=g), 0, minimum=0, maximum=maximum,
                          label=f"{label} {g}") for g in TARGET_GROUPS)
