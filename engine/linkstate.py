@@ -18,7 +18,12 @@ The JSON holds only what differs from the page's base inputs:
 * a list that differs from the base's: ``[names, row, row, …]``, where
   ``names`` lists once the item fields any row sets, and each row gives
   those fields' values in that order, ``null`` where the item's default
-  holds;
+  holds; or, when shorter, ``{"b": [names, row, …]}``: the same rows
+  against the base list's item at the same place (the item default past
+  its end), a row that is the base's written ``0``, so one edited row of
+  a long default list costs only its changes. (This second form came
+  later within version 1: links written before it never hold it and read
+  as they always did);
 * a value: its JSON (numbers that are not whole as text such as ``"5/2"``).
 
 Decoding is safe on hostile text: the link text, the inflated size and the
@@ -99,7 +104,7 @@ def _group_diff(group: Group, values: Mapping[str, Any], base: Mapping[str, Any]
         if isinstance(f, Group):
             out[f.name] = _group_diff(f, v, b)
         elif isinstance(f, ListOf):
-            out[f.name] = _list_rows(f, v)
+            out[f.name] = _list_diff(f, v, b)
         else:
             out[f.name] = _value(v)
     return out
@@ -109,11 +114,26 @@ def _item_default(f: ListOf) -> dict[str, Any]:
     return f.item.coerce(f.item.default_value, "")
 
 
-def _list_rows(f: ListOf, items: list[Mapping[str, Any]]) -> list[Any]:
-    default = _item_default(f)
-    diffs = [_group_diff(f.item, item, default) for item in items]
+def _list_rows(f: ListOf, items: list[Mapping[str, Any]], refs: list[Mapping[str, Any]]) -> list[Any]:
+    diffs = [_group_diff(f.item, item, ref) for item, ref in zip(items, refs)]
     names = [x.name for x in f.item.fields if any(x.name in d for d in diffs)]
     return [names, *[[d.get(n) for n in names] for d in diffs]]
+
+
+def _short(data: Any) -> int:
+    return len(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
+
+
+def _list_diff(f: ListOf, items: list[Mapping[str, Any]], base: list[Mapping[str, Any]]) -> Any:
+    """A list's rows against the item default, or (``{"b": rows}``) against the base's row at the same place,
+    whichever is shorter: one edited row of a long default list costs that row's changes only."""
+    default = _item_default(f)
+    plain = _list_rows(f, items, [default] * len(items))
+    if not base:
+        return plain
+    names, *rows = _list_rows(f, items, [base[i] if i < len(base) else default for i in range(len(items))])
+    by_base = {"b": [names, *[row if any(v is not None for v in row) else 0 for row in rows]]}
+    return by_base if _short(by_base) < _short(plain) else plain
 
 
 def _b64(data: bytes) -> str:
@@ -207,12 +227,19 @@ def _apply_group(group: Group, diff: Any, target: dict[str, Any], path: str, err
             target[f.name] = inner
             continue
         try:
-            target[f.name] = f.coerce(_rows_to_items(f, part, sub) if isinstance(f, ListOf) else part, sub)
+            target[f.name] = f.coerce(_rows_to_items(f, part, sub, target[f.name]) if isinstance(f, ListOf) else part,
+                                      sub)
         except InputError as exc:
             errors.append(exc)
 
 
-def _rows_to_items(f: ListOf, rows: Any, path: str) -> list[dict[str, Any]]:
+def _rows_to_items(f: ListOf, rows: Any, path: str, base: Any = ()) -> list[dict[str, Any]]:
+    """Items from ``[names, row, …]`` over the item default, or from ``{"b": [names, row, …]}`` over the
+    base's items at the same places (the item default past the base's end)."""
+    default = jsonable(_item_default(f))
+    refs: list[Any] = []
+    if isinstance(rows, Mapping) and list(rows) == ["b"]:
+        rows, refs = rows["b"], [jsonable(x) for x in base] if isinstance(base, list) else []
     if not isinstance(rows, list) or not rows or not isinstance(rows[0], list):
         raise InputError(path, "should be a list of rows", f.allowed())
     names = rows[0]
@@ -220,13 +247,15 @@ def _rows_to_items(f: ListOf, rows: Any, path: str) -> list[dict[str, Any]]:
         raise InputError(path, "has a damaged list of field names", f.allowed())
     if len(rows) - 1 > f.max_items:
         raise InputError(path, f"has {len(rows) - 1} items; {f.allowed()}", f.allowed())
-    default = jsonable(_item_default(f))
     items = []
     for i, row in enumerate(rows[1:]):
+        if refs and row == 0 and not isinstance(row, bool):  # the base form's row left as the base's
+            row = [None] * len(names)
         if not isinstance(row, list) or len(row) != len(names):
             raise InputError(_join(path, str(i)), "has a damaged row", f.item.allowed())
         diff = {n: v for n, v in zip(names, row) if v is not None}
-        items.append(_expand(f.item, diff, default, _join(path, str(i))))
+        ref = refs[i] if i < len(refs) and isinstance(refs[i], Mapping) else default
+        items.append(_expand(f.item, diff, ref, _join(path, str(i))))
     return items
 
 
@@ -241,7 +270,7 @@ def _expand(group: Group, diff: Mapping[str, Any], default: Mapping[str, Any], p
         if isinstance(f, Group) and isinstance(part, Mapping):
             out[name] = _expand(f, part, default[name], _join(path, name))
         elif isinstance(f, ListOf):
-            out[name] = _rows_to_items(f, part, _join(path, name))
+            out[name] = _rows_to_items(f, part, _join(path, name), default.get(name, ()))
         else:
             out[name] = part
     return out

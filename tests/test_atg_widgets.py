@@ -38,3 +38,98 @@ def test_battle_sample_replays_and_renders():
     assert b["html"] == html
     assert "<details" in html and "Round 1" in html
     assert sum(1 for e in a["events"] if e["type"] == "round") == a["rounds"]
+
+
+# The unit-type editor ---------------------------------------------------------------------------------------------
+
+import pytest  # noqa: E402
+
+from engine.atg.setup import Setup, Unit  # noqa: E402
+from engine.atg.typeform import type_row, unit_type  # noqa: E402
+from engine.atg.units import ROSTER, ROSTER_ORDER  # noqa: E402
+from engine.atg.widgets import battle_setup  # noqa: E402
+from engine.schema import InputError  # noqa: E402
+
+
+def _types(**changes):
+    """The default unit types list with some rows changed: ``Tank={"hit_points": 80}``."""
+    rows = [type_row(t) for t in ROSTER_ORDER]
+    for name, edit in changes.items():
+        rows[[r["name"] for r in rows].index(name.replace("_", " "))].update(edit)
+    return rows
+
+
+def test_default_unit_types_are_the_illustrative_roster():
+    w = get("atg.battle")
+    values = w.validate({})
+    assert [r["name"] for r in values["unit_types"]] == list(ROSTER)
+    assert battle_setup(values).roster == dict(ROSTER)
+    assert [unit_type(type_row(t)) for t in ROSTER_ORDER] == list(ROSTER_ORDER)
+
+
+def test_an_edited_unit_type_changes_the_battle():
+    w = get("atg.battle")
+    base = w.validate({})
+    stronger = w.validate({"unit_types": _types(Tank={"hit_points": 400, "attack_soft": 90})})
+    assert battle_setup(stronger).roster["Tank"].hit_points == 400
+    assert battle_setup(stronger).roster["Tank"].attack["soft"] == 90
+    assert w.roll(base, 3) != w.roll(stronger, 3)
+    a, b = (w.estimate(v, 1, 0, 100).counts["ending"] for v in (base, stronger))
+    assert b.get("attacker_won", 0) > a.get("attacker_won", 0)
+
+
+def test_a_new_unit_type_can_be_named_by_units():
+    w = get("atg.battle")
+    rows = _types() + [{**type_row(ROSTER["Tank"]), "name": "Heavy tank", "hit_points": 90}]
+    v = w.validate({"unit_types": rows, "attackers": [{"type": "Heavy tank", "count": 3}]})
+    assert battle_setup(v).type_of(Unit("Heavy tank", 1)).hit_points == 90
+    assert "Heavy tank" in json.dumps(w.roll(v, 1)["attacker"])
+
+
+@pytest.mark.parametrize("inputs, field, words", [
+    ({"defenders": [{"type": "Infantry"}, {"type": "Panzer"}]}, "defenders.1.type", "defender row 2: no unit type"),
+    ({"unit_types": _types(Tank={"name": "Infantry"})}, "unit_types.3.name", "named 'Infantry' like row 1"),
+    ({"unit_types": _types(Tank={"name": ""})}, "unit_types.3.name", "row 4 has no name"),
+    ({"unit_types": _types(Tank={"kill": 70, "retreat": 40})}, "unit_types.3.retreat", "add up to more than 100"),
+    ({"unit_types": _types(Flak={"prevents": "Artillery, Howitzer"})}, "unit_types.5.prevents", "'Howitzer'"),
+    ({"interceptors": [{"type": "Tank"}]}, "interceptors.0.type", "'Tank' is not an air type"),
+    ({"aa_support": [{"type": "Infantry"}]}, "aa_support.0.type", "not a type with an anti-aircraft range"),
+    ({"unit_types": _types(Tank={"hit_points": 0})}, "unit_types.3.hit_points", "out of range"),
+    ({"attackers": [{"type": "Tank"}], "unit_types": _types(Tank={"name": "Panzer"})}, "attackers.0.type",
+     "attacker row 1: no unit type named 'Tank'"),
+])
+def test_impossible_unit_types_are_refused_by_row(inputs, field, words):
+    with pytest.raises(InputError) as err:
+        get("atg.battle").validate(inputs)
+    assert err.value.field == field and words in str(err.value), str(err.value)
+
+
+def test_new_battle_fields_reach_the_setup():
+    w = get("atg.battle")
+    v = w.validate({"port": True, "stationed_ships": 3, "bridge_structure": 20, "remembered_stack": 40,
+                    "air_supply": 500, "attackers": [{"type": "Tank", "hq_power": "1/2", "staff_xp": 30,
+                                                      "fuel": 5, "name": "Guards"}],
+                    "interceptors": [{"type": "Fighter", "allied": True, "regime": 2}]})
+    s = battle_setup(v)
+    assert isinstance(s, Setup) and (s.port, s.stationed_ships, s.bridge_structure, s.remembered_stack,
+                                     s.air_supply) == (True, 3, 20, 40, 500)
+    u = s.attackers[0]
+    assert (u.hq_power, u.staff_xp, u.state.fuel, u.name) == (0.5, 30, 5, "Guards")
+    assert (s.interceptors[0].allied, s.interceptors[0].regime) == (True, 2)
+    assert "Guards" in json.dumps(w.roll(v, 1)["events"])
+
+
+def test_twelve_units_a_side_are_taken():
+    w = get("atg.battle")
+    units = [{"type": t.name, "count": 2} for t in ROSTER_ORDER if t.is_land] * 3
+    v = w.validate({"attackers": units[:12], "defenders": units[:12]})
+    assert len(v["attackers"]) == len(v["defenders"]) == 12
+
+
+def test_type_and_unit_names_are_escaped_everywhere():
+    w = get("atg.battle")
+    rows = _types(Tank={"name": '<b>T&"</b>'})
+    v = w.validate({"unit_types": rows, "attackers": [{"type": '<b>T&"</b>', "count": 4, "name": "<i>y</i>"}],
+                    "defenders": [{"type": "Infantry", "count": 5}]})
+    html = w.render_sample(w.roll(v, 1)) + w.render_tally(w.estimate(v, 1, 0, 30), v) + w.render(w.run(v))
+    assert "<b>" not in html and "<i>" not in html and "&lt;b&gt;T&amp;" in html and "&lt;i&gt;y" in html

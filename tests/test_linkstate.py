@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine import api, linkstate, widgets
-from engine.schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number
+from engine.schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, Text
 
 from fixtures.demo_widget import ensure_registered
 
@@ -26,6 +26,8 @@ def demo():
 def random_value(f: Field, rnd: random.Random):
     if isinstance(f, Choice):
         return rnd.choice(f.choices)
+    if isinstance(f, Text) and f.suggestions:
+        return rnd.choice(f.suggestions)
     if isinstance(f, Boolean):
         return rnd.random() < 0.5
     if isinstance(f, Integer):
@@ -248,3 +250,82 @@ def test_the_largest_example_link_on_every_page_is_held():
         assert len(state) < 2000
         worst[page] = max(worst.get(page, 0), shorter)
     assert worst and max(worst.values()) <= EXAMPLE_LINK_CEILING
+
+
+def edited_battle(rnd: random.Random, settings_changed: int = 10):
+    """atg.battle with 12 unit rows a side (every field at random, types from the list), one unit type
+    edited in several columns and ``settings_changed`` rule variables changed."""
+    w = widgets.get("atg.battle")
+    base = w.validate(None)
+    unit = w.inputs.field("attackers").item
+    names = [r["name"] for r in base["unit_types"]]
+
+    def row(side: str) -> dict:
+        r = every_field_random(unit, rnd)
+        r["type"] = rnd.choice(names)
+        r["name"] = rnd.choice(["", f"{side}{rnd.randint(1, 99)}"])
+        return r
+
+    types = [dict(r) for r in base["unit_types"]]
+    edited = rnd.randrange(len(types))
+    types[edited] = {**types[edited], "name": types[edited]["name"] + " II", "hit_points": rnd.randint(1, 200),
+                     "attack_soft": rnd.randint(0, 90), "kill": 20, "retreat": 20, "tries": rnd.randint(1, 9)}
+    names[edited] = types[edited]["name"]
+    rules = [f for f in w.inputs.field("rules").fields]
+    changed = {}
+    for f in rnd.sample(rules, len(rules)):
+        if len(changed) == settings_changed:
+            break
+        v = random_value(f, rnd)
+        if f.coerce(v, f.name) != base["rules"][f.name]:
+            changed[f.name] = v
+    values = w.validate({"attackers": [row("A") for _ in range(12)], "defenders": [row("D") for _ in range(12)],
+                         "unit_types": types, "rules": changed})
+    assert sum(values["rules"][k] != base["rules"][k] for k in base["rules"]) == settings_changed
+    assert sum(a != b for a, b in zip(values["unit_types"], base["unit_types"])) == 1
+    return w, base, values
+
+
+def test_a_battle_with_an_edited_unit_type_fits_a_link():
+    """Issue 14: 2 × 12 unit rows, one edited unit type and ten changed settings in under 2,000 characters."""
+    worst = 0
+    for seed in range(10):
+        w, base, values = edited_battle(random.Random(seed))
+        text = w.state_text(values, base)
+        assert linkstate.decode(w.inputs, text, base) == (values, [])
+        assert w.from_link({"": text}) == (values, [])
+        worst = max(worst, len(text))
+    assert worst < 2000, worst
+
+
+def _payload(text: str):
+    body = text[len(linkstate.PREFIX):]
+    data = base64.urlsafe_b64decode(body[1:] + "=" * (-len(body[1:]) % 4))
+    return json.loads(zlib.decompress(data) if body[0] == "z" else data)
+
+
+def test_a_list_is_written_against_the_base_rows_when_that_is_shorter():
+    base = SMALL.validate({"units": [{"n": 7, "m": 8}, {"n": 9, "m": 10}, {"n": 11, "m": 12}]})
+    values = SMALL.validate({"units": [{"n": 7, "m": 8}, {"n": 9, "m": 99}, {"n": 11, "m": 12}, {"n": 1}]})
+    text = linkstate.encode(SMALL, values, base)
+    assert _payload(text) == {"units": {"b": [["n", "m"], 0, [None, 99], 0, [1, None]]}}
+    assert linkstate.decode(SMALL, text, base) == (values, [])
+    # A list unlike its base keeps the first form (rows against the item default).
+    other = SMALL.validate({"units": [{"n": 1}, {"n": 2}]})
+    assert _payload(linkstate.encode(SMALL, other, base)) == {"units": [["n"], [1], [2]]}
+    assert linkstate.decode(SMALL, linkstate.encode(SMALL, other, base), base) == (other, [])
+
+
+def test_links_written_before_the_base_row_form_read_as_before():
+    """A first-form list is read against the item default even where the base has rows."""
+    base = SMALL.validate({"units": [{"n": 7, "m": 8}, {"n": 9, "m": 10}]})
+    old = "~1.j" + base64.urlsafe_b64encode(b'{"units":[["m"],[5],[null]]}').decode().rstrip("=")
+    assert linkstate.decode(SMALL, old, base) == ({"sides": 1, "units": [{"n": 0, "m": 5}, {"n": 0, "m": 0}]}, [])
+
+
+@pytest.mark.parametrize("part", [{"b": 3}, {"b": [["n"], [1], "x"]}, {"b": [["n"], [1]], "c": 1}, {"c": []}])
+def test_a_damaged_base_row_list_is_refused_on_its_path(part):
+    base = SMALL.validate({"units": [{"n": 7}]})
+    text = "~1.j" + base64.urlsafe_b64encode(json.dumps({"units": part, "sides": 4}).encode()).decode().rstrip("=")
+    values, errors = linkstate.decode(SMALL, text, base)
+    assert values == {**base, "sides": 4} and [e.field.split(".")[0] for e in errors] == ["units"]

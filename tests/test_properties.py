@@ -44,7 +44,9 @@ def values_for(f: schema.Field) -> st.SearchStrategy[Any]:
     if isinstance(f, schema.Group):
         return st.fixed_dictionaries({sub.name: values_for(sub) for sub in f.fields})
     if isinstance(f, schema.ListOf):
-        return st.lists(values_for(f.item), min_size=f.min_items, max_size=min(f.max_items, 4))
+        rows = st.lists(values_for(f.item), min_size=f.min_items, max_size=min(f.max_items, 4))
+        # A list other fields refer to (the unit types a unit names) is often valid only as it was.
+        return st.one_of(st.just(schema.jsonable(f.default_value)), rows) if f.default else rows
     raise TypeError(f)
 
 

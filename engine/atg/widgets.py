@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from .. import montecarlo, present
 from ..dice import prob_json
-from ..schema import Boolean, Choice, Group, Integer, ListOf, Number, fraction_text
+from ..schema import Boolean, Choice, Group, Integer, ListOf, Number, Text, fraction_text
 from ..settings import rules_from
 from ..widgets import Widget, register
 from . import parts
@@ -29,9 +29,10 @@ from .loop import fight
 from .narrate import ENDING_TEXT, narrate
 from .rules import RULES_GROUP, Rules, concentric_values
 from .setup import COMBAT_TYPES, AASupport, Interceptor, Setup, Unit, UnitState
+from .typeform import NAME_LENGTH, UNIT_TYPES, check_type_name, check_types, roster_from
 from .units import LANDSCAPES, ROSTER
 
-__all__ = ["WIDGETS", "rules_subset", "battle_setup", "battle_trial", "battle_render_tally", "BATTLE_TRIALS"]
+__all__ = ["WIDGETS", "rules_subset", "battle_setup", "battle_check", "battle_trial", "battle_render_tally", "BATTLE_TRIALS"]
 
 
 def rules_subset(*names: str) -> Group:
@@ -314,8 +315,16 @@ def panic_render(res: Mapping[str, Any]) -> str:
 
 # atg.battle -----------------------------------------------------------------------------------------------------------
 
+_SUGGESTED: Final = tuple(ROSTER)
+"""Type names a Type cell offers (the illustrative roster's); any name in the unit types list is taken."""
+
+
+def _type_field(help_text: str, default: str) -> Text:
+    return Text("type", help_text, default, max_length=NAME_LENGTH, suggestions=_SUGGESTED, label="Type")
+
+
 _UNIT = Group("unit", "", label="Unit", fields=(
-    Choice("type", "Subformation type (illustrative roster).", "Infantry", choices=tuple(ROSTER), label="Type"),
+    _type_field("Unit type: a name from the unit types list.", "Infantry"),
     Integer("count", "Individuals in the unit.", 10, minimum=0, maximum=100, label="Count"),
     Integer("readiness", "Readiness.", 100, minimum=0, maximum=100, label="Readiness"),
     Integer("morale", "Morale.", 100, minimum=0, maximum=100, label="Morale"),
@@ -323,18 +332,32 @@ _UNIT = Group("unit", "", label="Unit", fields=(
     Integer("entrenchment", "Entrenchment.", 0, minimum=0, maximum=1000, label="Entrenchment"),
     Integer("action_points", "Action points.", 100, minimum=0, maximum=1000, label="Action points"),
     Integer("supply", "Percent of supply met.", 100, minimum=0, maximum=100, label="Supply %"),
+    Integer("fuel", "Fuel each individual carries (types with fuel per round use it up).", 100, minimum=0,
+            maximum=1000, label="Fuel"),
     Integer("side", "Hex side it attacks from (attackers only).", 0, minimum=0, maximum=5, label="Side of attack"),
     Integer("hq", "Which HQ it belongs to.", 0, minimum=0, maximum=5, label="HQ"),
+    Number("hq_power", "Share of its HQ's staff bonus that reaches it (0: out of the HQ's range, 1: all of it).",
+           Fraction(0), minimum=0, maximum=1, label="HQ power"),
+    Integer("staff_xp", "Experience of the HQ staff behind it.", 0, minimum=0, maximum=1000, label="Staff XP"),
+    Number("staff_xp_bonus", "Percentage points of staff bonus per point of staff experience (set by the staff's "
+           "type).", Fraction(1), minimum=0, maximum=10, label="Staff XP bonus"),
+    Number("global_modifier", "Global combat modifier of its type's group (a factor on its attacks).", Fraction(1),
+           minimum=0, maximum=10, label="Global modifier"),
+    Number("people_modifier", "Factor on its attacks for its own people.", Fraction(1), minimum=0, maximum=10,
+           label="People factor"),
+    Number("against_people", "Factor on attacks made on it, for its people.", Fraction(1), minimum=0, maximum=10,
+           label="Against its people"),
     Boolean("crosses_river", "It attacks across the river.", False, label="Across the river"),
     Integer("retreat_order", "Percent casualties at which it withdraws (100: never).", 100, minimum=0, maximum=100,
             label="Retreat order %"),
     Boolean("can_retreat", "It has a way out.", True, label="Has a way out"),
     Boolean("cargo", "Carried by its side's transports (paradrop or airlift).", False, label="Carried"),
+    Text("name", "Name in the log (empty: its side, row and type, such as A2 Tank).", "", max_length=NAME_LENGTH,
+         label="Name"),
 ))
 
 _INTERCEPTOR = Group("interceptor", "", label="Interceptor", fields=(
-    Choice("type", "Air subformation type.", "Fighter", choices=tuple(n for n, t in ROSTER.items() if t.is_air),
-           label="Type"),
+    _type_field("Air unit type from the unit types list.", "Fighter"),
     Integer("count", "Individuals in the unit.", 4, minimum=0, maximum=100, label="Count"),
     Integer("readiness", "Readiness (its lowest).", 80, minimum=0, maximum=100, label="Readiness"),
     Integer("intercept_setting", "Intercept standing order.", 90, minimum=0, maximum=100, label="Intercept setting"),
@@ -342,27 +365,35 @@ _INTERCEPTOR = Group("interceptor", "", label="Interceptor", fields=(
             label="Distance (AP)"),
     Integer("fuel", "Fuel per individual.", 100, minimum=0, maximum=1000, label="Fuel"),
     Boolean("own_airfield_targeted", "Its own airfield is the target.", False, label="Own airfield attacked"),
+    Boolean("allied", "It belongs to an ally of the defender, not to the defending regime.", False,
+            label="Allied"),
+    Integer("regime", "Number of its regime: over a sea hex with no defender, only the regime with the most "
+            "units able to intercept does so.", 0, minimum=0, maximum=9, label="Regime"),
 ))
 
 _AA = Group("aa", "", label="Anti-aircraft support", fields=(
-    Choice("type", "Type with anti-aircraft range.", "Flak", choices=tuple(n for n, t in ROSTER.items() if t.aa_range),
-           label="Type"),
+    _type_field("Type with an anti-aircraft range, from the unit types list.", "Flak"),
     Integer("count", "Individuals in the unit.", 2, minimum=0, maximum=100, label="Count"),
     Integer("distance", "Hexes from the battle.", 1, minimum=1, maximum=10, label="Distance (hexes)"),
 ))
 
+MAX_UNITS: Final = 16
+"""Most unit rows a side takes."""
+
 BATTLE_INPUTS: Final = Group("inputs", "", fields=(
     ListOf("attackers", "Units attacking the hex.",
            ({"type": "Infantry", "count": 12, "side": 0}, {"type": "Tank", "count": 4, "side": 1}),
-           item=_UNIT, min_items=0, max_items=8, label="Attackers"),
+           item=_UNIT, min_items=0, max_items=MAX_UNITS, label="Attackers"),
     ListOf("defenders", "Units defending the hex.",
            ({"type": "Infantry", "count": 12, "entrenchment": 30}, {"type": "Anti-tank gun", "count": 2}),
-           item=_UNIT, min_items=0, max_items=8, label="Defenders"),
+           item=_UNIT, min_items=0, max_items=MAX_UNITS, label="Defenders"),
     Choice("combat", "Kind of combat.", "land", choices=COMBAT_TYPES, label="Combat type"),
     Choice("landscape", "Landscape of the hex (illustrative factors).", "plains", choices=tuple(LANDSCAPES),
            label="Landscape"),
     Boolean("river", "A river lies on the crossing attackers' sides.", False, label="River"),
     Boolean("bridge", "A bridge still stands.", False, label="Bridge"),
+    Integer("bridge_structure", "Structure points of the bridge (structural damage can destroy it).", 50,
+            minimum=1, maximum=10000, label="Bridge structure"),
     Boolean("location", "A location stands in the hex.", False, label="Location"),
     Boolean("sea", "Sea hex (breaks off with no defending ship).", False, label="Sea hex"),
     Integer("location_structure", "Structure points of the location.", 100, minimum=1, maximum=10000,
@@ -370,31 +401,69 @@ BATTLE_INPUTS: Final = Group("inputs", "", fields=(
     Boolean("airfield", "The hex is an airfield.", False, label="Airfield"),
     Integer("stationed_aircraft", "Aircraft based at the airfield (lost if it falls or is destroyed).", 0,
             minimum=0, maximum=1000, label="Aircraft based there"),
+    Boolean("port", "The hex is a port.", False, label="Port"),
+    Integer("stationed_ships", "Ships in the port (lost if it falls or is destroyed).", 0, minimum=0, maximum=1000,
+            label="Ships in port"),
     Boolean("card", "A card or event is tied to the hex.", False, label="Card on the hex"),
+    Integer("remembered_stack", "Attacking stack points remembered from earlier battles in the hex this turn "
+            "(counted only with the remembered battlestack rule on).", 0, minimum=0, maximum=10000,
+            label="Remembered stack"),
+    Integer("air_supply", "Supply points an air supply mission carries (some are lost with the transports).", 0,
+            minimum=0, maximum=100000, label="Air supply carried"),
     ListOf("interceptors", "Defending or allied air units that may intercept an air mission.", (), item=_INTERCEPTOR,
-           min_items=0, max_items=4, label="Interceptors"),
-    ListOf("aa_support", "Anti-aircraft units in nearby hexes.", (), item=_AA, min_items=0, max_items=4,
+           min_items=0, max_items=6, label="Interceptors"),
+    ListOf("aa_support", "Anti-aircraft units in nearby hexes.", (), item=_AA, min_items=0, max_items=6,
            label="Anti-aircraft support"),
+    UNIT_TYPES,
     RULES_GROUP,
 ))
 
 
+def battle_check(v: Mapping[str, Any]) -> None:
+    """Refuse a battle whose unit types cannot make a roster, or whose units name a type not in it.
+
+    >>> from engine.widgets import get
+    >>> get("atg.battle").validate({"attackers": [{"type": "Tank"}, {"type": "Tiger"}]})
+    Traceback (most recent call last):
+    ...
+    engine.schema.InputError: attackers.1.type: attacker row 2: no unit type named 'Tiger' in the unit types list; \
+use one of Infantry, Machine guns, Anti-tank gun, Tank, Artillery, Flak, Fighter, Bomber, Transport, Ship
+    """
+    check_types(v["unit_types"])
+    roster = {r["name"]: r for r in v["unit_types"]}
+    for side, word in (("attackers", "attacker"), ("defenders", "defender")):
+        for i, u in enumerate(v[side]):
+            check_type_name(u["type"], roster, f"{side}.{i}.type", f"{word} row {i + 1}")
+    for i, x in enumerate(v["interceptors"]):
+        check_type_name(x["type"], roster, f"interceptors.{i}.type", f"interceptor row {i + 1}",
+                        need="an air type", ok=lambda r: r["theatre"] == "air")
+    for i, x in enumerate(v["aa_support"]):
+        check_type_name(x["type"], roster, f"aa_support.{i}.type", f"anti-aircraft row {i + 1}",
+                        need="a type with an anti-aircraft range", ok=lambda r: r["aa_range"] > 0)
+
+
 def battle_setup(v: Mapping[str, Any]) -> Setup:
-    """The frozen setup from validated battle inputs."""
+    """The frozen setup from validated battle inputs (the roster from its unit types list)."""
     def unit(u: Mapping[str, Any]) -> Unit:
         state = UnitState(u["readiness"], u["morale"], u["experience"], u["entrenchment"], u["action_points"],
-                          u["supply"])
+                          u["supply"], u["fuel"])
         return Unit(u["type"], u["count"], state, side=u["side"], hq=u["hq"], crosses_river=u["crosses_river"],
-                    retreat_order=u["retreat_order"], can_retreat=u["can_retreat"], cargo=u["cargo"])
+                    retreat_order=u["retreat_order"], can_retreat=u["can_retreat"], hq_power=u["hq_power"],
+                    staff_xp=u["staff_xp"], staff_xp_bonus=u["staff_xp_bonus"], global_modifier=u["global_modifier"],
+                    people_modifier=u["people_modifier"], against_people=u["against_people"], cargo=u["cargo"],
+                    name=u["name"])
     inter = tuple(Interceptor(Unit(i["type"], i["count"], UnitState(readiness=i["readiness"], fuel=i["fuel"])),
                               intercept_setting=i["intercept_setting"], distance=i["distance"],
+                              allied=i["allied"], regime=i["regime"],
                               own_airfield_targeted=i["own_airfield_targeted"]) for i in v["interceptors"])
     aa = tuple(AASupport(Unit(x["type"], x["count"]), distance=x["distance"]) for x in v["aa_support"])
     return Setup(tuple(unit(u) for u in v["attackers"]), tuple(unit(u) for u in v["defenders"]),
                  combat=v["combat"], landscape=v["landscape"], river=v["river"], bridge=v["bridge"],
-                 location=v["location"], location_structure=v["location_structure"], sea=v["sea"],
-                 airfield=v["airfield"], stationed_aircraft=v["stationed_aircraft"], card=v["card"],
-                 interceptors=inter, aa_support=aa)
+                 bridge_structure=v["bridge_structure"], location=v["location"],
+                 location_structure=v["location_structure"], sea=v["sea"], airfield=v["airfield"],
+                 stationed_aircraft=v["stationed_aircraft"], port=v["port"], stationed_ships=v["stationed_ships"],
+                 card=v["card"], remembered_stack=v["remembered_stack"], air_supply=v["air_supply"],
+                 interceptors=inter, aa_support=aa, roster=roster_from(v["unit_types"]))
 
 
 def battle_compute(v: Mapping[str, Any]) -> dict[str, Any]:
@@ -425,7 +494,8 @@ def battle_sample(v: Mapping[str, Any], seed: int) -> dict[str, Any]:
             "interceptions": list(o.interceptions),
             "end": {"structural_damage": round(o.structural_damage, 3), "location_destroyed": o.location_destroyed,
                     "bridge_destroyed": o.bridge_destroyed, "aircraft_lost": o.aircraft_lost,
-                    "card_executed": o.card_executed, "retreat_side": o.retreat_side}}
+                    "card_executed": o.card_executed, "retreat_side": o.retreat_side, "ships_lost": o.ships_lost,
+                    "air_supply_delivered": round(o.air_supply_delivered, 3), "airlift_lost": o.airlift_lost}}
 
 
 def battle_render_sample(res: Mapping[str, Any]) -> str:
@@ -443,6 +513,12 @@ def battle_render_sample(res: Mapping[str, Any]) -> str:
     after = [f"structural damage {end['structural_damage']:g}"
              + (": the location is destroyed" if end["location_destroyed"] else ""),
              f"aircraft lost at their base: {end['aircraft_lost']}"]
+    if end.get("ships_lost"):
+        after.append(f"ships lost in the port: {end['ships_lost']}")
+    if end.get("air_supply_delivered"):
+        after.append(f"air supply delivered: {end['air_supply_delivered']:g} points")
+    if end.get("airlift_lost"):
+        after.append(f"airlifted individuals lost with their transports: {end['airlift_lost']}")
     if end["bridge_destroyed"]:
         after.append("the bridge is destroyed")
     if end["card_executed"]:
@@ -532,7 +608,7 @@ WIDGETS: Final[tuple[Widget, ...]] = (
     register(Widget("atg.panic", "Panic chance", PANIC_INPUTS, panic_compute, panic_render,
                     description="Whether a unit may panic this round, and the chance.")),
     register(Widget("atg.battle", "One battle, round by round", BATTLE_INPUTS, battle_compute, battle_render,
-                    sample=battle_sample, render_sample=battle_render_sample,
+                    sample=battle_sample, render_sample=battle_render_sample, check=battle_check,
                     trial=battle_trial, render_tally=battle_render_tally, trials=BATTLE_TRIALS,
                     description="Both sides from unit types; one seeded battle with every attack explained.")),
 )

@@ -1,0 +1,173 @@
+"""The Advanced Tactics Gold battle page in Chromium, Firefox and WebKit.
+
+The unit-type editor drives the live estimate and the seeded battle; a roll
+shows the battle round by round; the settings panel counts and resets; and a
+shared link carrying an edited unit type, twelve units a side and changed
+settings opens to the same form and CPython's figures. Every expected HTML
+is the engine's own, computed here in CPython for the state under test.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from browsers import Driver
+from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
+
+from engine import schema, settings, widgets
+from engine.atg.rules import RULES_GROUP
+
+pytestmark = pytest.mark.browser
+
+PAGE = "atg/individuals-and-combat-types.html"
+INSTANCE = "atg-types-battle"
+SIM = f"#{INSTANCE} .widget-sim"
+ROLL = f"#{INSTANCE} .roll-result"
+TRIALS = 60
+"""A short run keeps the slowest browser quick; any run gives CPython's figures for the same trials."""
+
+W = widgets.get("atg.battle")
+
+SET = """(id, value) => { const c = document.getElementById(id);
+    if (c.type === 'checkbox') c.checked = value === true; else c.value = value;
+    c.dispatchEvent(new Event('change', {bubbles: true})); }"""
+VALUES = """(ids) => ids.map(id => { const c = document.getElementById(id);
+    return c === null ? null : c.type === 'checkbox' ? c.checked : c.value; })"""
+SIM_DONE = "(s, n) => { const e = document.querySelector(s); return e.dataset.state === 'done' && Number(e.querySelector('progress').value) === n; }"
+
+
+def control(path: str) -> str:
+    return f"{INSTANCE}--{path.replace('.', '-')}"
+
+
+def open_short(driver: Driver, site_url: str, query: str = "") -> dict[str, Any]:
+    """Open the page with short Monte Carlo runs; the page's base inputs."""
+    open_live(driver, site_url + f"{PAGE}?{query}{INSTANCE}.trials={TRIALS}#{INSTANCE}")
+    driver.wait(SIM_DONE, SIM, TRIALS, timeout=60)
+    return W.validate(base_inputs(driver, INSTANCE))
+
+
+def shows_cpython(driver: Driver, values: dict[str, Any], seed: int, what: str) -> None:
+    """The result, the seeded battle and the estimate are CPython's for these values."""
+    shows(driver, f"#{INSTANCE} .widget-result", W.render(W.run(values)), f"{what}: the result")
+    shows(driver, ROLL, W.render_sample(W.roll(values, seed)), f"{what}: the seeded battle")
+    driver.wait(SIM_DONE, SIM, TRIALS, timeout=60)
+    shows(driver, f"{SIM} .sim-result", W.render_tally(W.estimate(values, seed, 0, TRIALS), values),
+          f"{what}: the estimate")
+
+
+def type_row(values: dict[str, Any], name: str) -> int:
+    return [r["name"] for r in values["unit_types"]].index(name)
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_editing_a_unit_type_changes_the_battle_to_cpythons(driver, site_url):
+    base = open_short(driver, site_url)
+    i = type_row(base, "Anti-tank gun")
+    edited = {**base, "unit_types": [dict(r) for r in base["unit_types"]]}
+    edited["unit_types"][i]["attack_hard"] = 90
+    edited = W.validate(edited)
+    before = W.render_tally(W.estimate(base, 1, 0, TRIALS), base)
+    after = W.render_tally(W.estimate(edited, 1, 0, TRIALS), edited)
+    assert before != after and W.roll(base, 1) != W.roll(edited, 1)  # the edit matters to this battle
+    driver.call(SET, control(f"unit_types.{i}.attack_hard"), "90")
+    shows_cpython(driver, edited, 1, "after the anti-tank gun's hard attack went to 90")
+    # A unit naming a type the list does not hold is refused on its own cell, naming the row.
+    driver.call(SET, control("defenders.1.type"), "Pak 40")
+    error = driver.wait("(id) => { const e = document.getElementById(id + '-error'); return !e.hidden && e.textContent; }",
+                        control("defenders.1.type"), timeout=15)
+    assert "defender row 2" in error and "Pak 40" in error, error
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_seeded_battle_is_told_round_by_round(driver, site_url):
+    base = open_short(driver, site_url)
+    seed = 12  # a three-round standoff in this battle
+    sample = W.roll(base, seed)
+    assert sample["rounds"] == 3
+    driver.call(SET, f"{INSTANCE}--seed", str(seed))
+    shows(driver, ROLL, W.render_sample(sample), f"the battle of seed {seed}")
+    rounds = driver.call("(s) => [...document.querySelectorAll(s + ' details.atg-round')].map(d => d.open)", ROLL)
+    assert rounds == [True, False, False]
+    summary = driver.call("""(s) => { const d = document.querySelectorAll(s + ' details.atg-round')[2];
+        const before = d.getBoundingClientRect().height; d.querySelector('summary').click();
+        return [d.open, d.getBoundingClientRect().height > before, d.querySelector('summary').textContent]; }""", ROLL)
+    assert summary[0] is True and summary[1] is True and summary[2].startswith("Round 3"), summary
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_changed_rule_variable_is_counted_and_its_section_reset(driver, site_url):
+    base = open_short(driver, site_url)
+    panel = f"#{INSTANCE} details.settings"
+    section, first, second = next((name or "Other settings", *ints[:2]) for name, fields in settings.sections(RULES_GROUP)
+                                  for ints in [[f for f in fields if isinstance(f, schema.Integer) and f.assumed]]
+                                  if len(ints) >= 2)  # assumed settings: the result lists them when changed
+    driver.call("(s) => document.querySelector(s).open = true", panel)
+    new = {first.name: _other(first, base["rules"][first.name]), second.name: _other(second, base["rules"][second.name])}
+    driver.call(SET, control(f"rules.{first.name}"), str(new[first.name]))
+    driver.call(SET, control(f"rules.{second.name}"), str(new[second.name]))
+    changed = W.validate({**base, "rules": {**base["rules"], **new}})
+    shows(driver, f"#{INSTANCE} .widget-result", W.render(W.run(changed)), "after two settings changed")
+    driver.wait("(s) => document.querySelector(s + ' .settings-changed').textContent === '(2 changed)'", panel, timeout=15)
+    legend = driver.call("(id) => { const s = document.getElementById(id).closest('.settings-section');"
+                         " s.querySelector('.reset-section').click(); return s.querySelector('legend').textContent; }",
+                         control(f"rules.{first.name}"))
+    assert legend == section
+    shows(driver, f"#{INSTANCE} .widget-result", W.render(W.run(base)), "after the section was reset")
+    assert driver.call("(s) => document.querySelector(s + ' .settings-changed').textContent", panel) == ""
+    assert driver.call(VALUES, [control(f"rules.{n}") for n in new]) == [str(base["rules"][n]) for n in new]
+    assert driver.errors() == []
+
+
+def _other(f: schema.Integer, value: int) -> int:
+    return value + 1 if f.maximum is None or value < f.maximum else value - 1
+
+
+def shared_state(page_base: dict[str, Any]) -> dict[str, Any]:
+    """An edited (and renamed) unit type, twelve units a side naming it among others, ten changed settings."""
+    rnd = random.Random(14)
+    types = [dict(r) for r in page_base["unit_types"]]
+    i = type_row(page_base, "Tank")
+    types[i] = {**types[i], "name": "Heavy tank", "hit_points": 70, "attack_hard": 45, "startup_penalty": "1/4"}
+    land = [r["name"] for r in types if r["theatre"] == "land"]
+    def units(side: int) -> list[dict[str, Any]]:
+        return [{"type": land[(k + side) % len(land)], "count": rnd.randint(1, 4), "readiness": rnd.randint(60, 100),
+                 "morale": rnd.randint(50, 100), "experience": rnd.randint(0, 40), "side": rnd.randint(0, 5) * (1 - side),
+                 "entrenchment": rnd.randint(0, 40) * side, "hq_power": "1/2" if k % 4 == 0 else "0",
+                 "name": f"{'AD'[side]}{k + 1}" if k % 5 == 0 else ""} for k in range(12)]
+    rules = {}
+    for f in RULES_GROUP.fields:
+        if isinstance(f, schema.Integer) and len(rules) < 10:
+            rules[f.name] = _other(f, page_base["rules"][f.name])
+    values = W.validate({**page_base, "unit_types": types, "attackers": units(0), "defenders": units(1),
+                         "rules": {**page_base["rules"], **rules}, "landscape": "forest"})
+    assert sum(values["rules"][k] != page_base["rules"][k] for k in rules) == 10
+    return values
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_shared_battle_with_edited_unit_types_round_trips(driver, site_url):
+    open_live(driver, site_url + PAGE)
+    page_base = W.validate(base_inputs(driver, INSTANCE))
+    values = shared_state(page_base)
+    state = W.state_text(values, page_base)
+    assert len(state) < 2000, len(state)
+    assert W.from_link({"": state}, page_base) == (values, [])
+    open_short(driver, site_url, f"{INSTANCE}={quote(state, safe='')}&")
+    paths: list[tuple[str, Any]] = []
+    for side in ("attackers", "defenders", "unit_types"):
+        for k, row in enumerate(values[side]):
+            paths += [(f"{side}.{k}.{name}", v) for name, v in row.items()]
+    paths += [(f"rules.{name}", v) for name, v in values["rules"].items()]
+    paths += [(name, values[name]) for name in ("landscape", "combat")]
+    shown = driver.call(VALUES, [control(p) for p, _ in paths])
+    expected = [v if isinstance(v, bool) else schema.to_text(v) for _, v in paths]
+    wrong = [(p, s, e) for (p, _), s, e in zip(paths, shown, expected) if s != e]
+    assert not wrong, wrong[:10]
+    shows_cpython(driver, values, 1, "the shared battle")
+    assert driver.errors() == []
