@@ -61,7 +61,7 @@ WHEEL_NAME = f"wargame_engine-{ENGINE_VERSION}-py3-none-any.whl"
 DEFAULT_SEED = 1
 """Seed of the pre-rendered sample roll."""
 COMPACT_LINK_OVER = 600
-"""A link query longer than this is written as the engine's compact state (widgets.js COMPACT_OVER)."""
+"""A link query longer than this is written as the engine's compact state (links.js COMPACT_OVER)."""
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
@@ -363,7 +363,7 @@ class WidgetRenderer:
             values = self._state(w, ex_pairs, base, f"#{instance} example {ex_title!r}")
             link = w.link_state(values, base)
             query = "&".join(f"{instance}.{k}={_quote(v)}" for k, v in link.items())
-            if len(query) > COMPACT_LINK_OVER:  # as widgets.js writes links: the engine's compact state
+            if len(query) > COMPACT_LINK_OVER:  # as links.js writes links: the engine's compact state
                 query = f"{instance}={_quote(w.state_text(values, base))}"
             rendered_examples.append({"title": ex_title, "query": query,
                                       "html": w.render(w.run(values))})

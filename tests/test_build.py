@@ -44,7 +44,9 @@ def widget_section(html: str, instance: str) -> str:
 def test_outputs_every_page_and_static_file(fixture_site):
     out, files = fixture_site
     assert {"index.html", "demo/dice.html", "demo/more.html", "static/site.css",
-            "static/widgets.js", "static/engine-worker.js"} <= set(files)
+            "static/widgets.js", "static/engine-client.js", "static/forms.js", "static/links.js",
+            "static/calculator.js", "static/navigation.js", "static/engine-worker.js",
+            "static/engine-boot.js"} <= set(files)
     assert (out / "demo" / "dice.html").exists()
 
 

@@ -397,9 +397,11 @@ def test_the_worker_warms_up_in_the_pause_after_the_start(guarded_page, site_url
 def test_the_engine_worker_starts_no_worker_of_its_own():
     """Issue 11: in Firefox, a worker started from the engine worker now and then
     left the engine worker stuck for good. The snapshot is fetched and inflated
-    in the engine worker itself."""
-    worker = (build.ROOT / "site" / "static" / "engine-worker.js").read_text(encoding="utf-8")
-    assert "new Worker(" not in worker
+    in the engine worker itself. The worker is engine-worker.js and the modules
+    it imports: its boot, the scheduler and the snapshot reader."""
+    static = build.ROOT / "site" / "static"
+    for name in ("engine-worker.js", "engine-boot.js", "scheduler.js", "snapshot.js"):
+        assert "new Worker(" not in (static / name).read_text(encoding="utf-8"), name
 
 
 def test_a_snapshot_download_that_stalls_is_started_again(guarded_page, site_url):

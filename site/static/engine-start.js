@@ -1,8 +1,9 @@
 // Starts the engine worker. On a page with widgets it does so at once, while
 // the page is still being parsed and before its first layout, so Python boots
 // alongside the rendering instead of after it. Other pages only define
-// rulesExplorerStartEngine, which widgets.js calls when an in-site link leads
-// to widgets. widgets.js takes the worker over and replays what it said.
+// rulesExplorerStartEngine, which the page's engine client (engine-client.js)
+// calls when an in-site link leads to widgets; it takes the worker over and
+// replays what it said.
 //
 // The build writes the memory snapshot's size on this script's tag (what
 // Pyodide sizes its memory by): the worker needs it to start Pyodide while
@@ -10,7 +11,7 @@
 //
 // rulesExplorerSpawnEngine() starts an extra worker (pool.js).
 //
-// widgets.js calls rulesExplorerStartEngine({plain: true}) or () again to
+// engine-client.js calls rulesExplorerStartEngine({plain: true}) or () again to
 // replace a worker whose boot stalled; with `plain` the fresh one boots
 // without the snapshot. Tests set globalThis.rulesExplorerTestStall
 // ("thread") to make the boot of the first rulesExplorerTestStalls workers

@@ -1,0 +1,336 @@
+// One live widget (a calculator): its form read as data and sent to the
+// engine, the result swapped in from the engine's own HTML, the sample roll,
+// the Monte Carlo estimate (simulation.js), the share link and the settings panel.
+
+import { SimulationView } from "./simulation.js";
+import * as table from "./table-editor.js";
+import { addItem, collect, fill, keyed, renumber, updateListButtons } from "./forms.js";
+import { DEFAULT_SEED, SAFE_LINK_LENGTH, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
+
+const DEBOUNCE_MS = 150;
+
+export class LiveWidget {
+  constructor(section, engine, site) {
+    this.section = section;
+    this.engine = engine;
+    this.site = site;
+    this.instance = section.dataset.instance;
+    this.widget = section.dataset.widget;
+    this.base = JSON.parse(section.querySelector(".widget-base").textContent);
+    this.form = section.querySelector(".widget-form");
+    this.result = section.querySelector(".widget-result");
+    this.messages = section.querySelector(".widget-messages");
+    this.status = section.querySelector(".engine-status");
+    this.seedInput = section.querySelector("input.seed");
+    this.rollResult = section.querySelector(".roll-result");
+    this.shareInput = section.querySelector(".share-link");
+    this.shareNote = null;
+    this.sim = section.querySelector(".widget-sim") ? new SimulationView(section, engine) : null;
+    this.state = ""; // the engine's compact form of the inputs (see queryFor)
+    this.seq = 0;
+    this.link = {};
+    this.timer = null;
+    this.bind();
+  }
+
+  bind() {
+    this.form.addEventListener("submit", (e) => e.preventDefault());
+    this.form.addEventListener("input", (e) => {
+      if (e.target.matches("input[type=text], input[type=number]")) this.schedule();
+    });
+    this.form.addEventListener("change", (e) => {
+      if (e.target.matches(".changed-only")) this.showChangedOnly(e.target);
+      else this.recompute();
+    });
+    this.section.addEventListener("click", (e) => this.click(e));
+    this.seedInput?.addEventListener("change", () => this.roll(this.seedInput.value));
+    this.sim?.trialsInput.addEventListener("change", () => this.runSim());
+    this.sim?.trialsInput.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") { e.preventDefault(); this.runSim(); }
+    });
+    this.seedInput?.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") { e.preventDefault(); this.roll(this.seedInput.value); }
+    });
+  }
+
+  click(event) {
+    const target = event.target.closest("[data-action], a[data-example]");
+    if (!target || !this.section.contains(target)) return;
+    if (target.matches("a[data-example]")) {
+      if (this.engine.state !== "live") return; // a normal page load applies it
+      event.preventDefault();
+      const pairs = Object.create(null);
+      for (const [key, value] of new URLSearchParams(target.dataset.example)) pairs[key.slice(this.instance.length + 1)] = value;
+      this.applyLink(pairs).then(() => this.section.scrollIntoView({ block: "start" }));
+      return;
+    }
+    const action = target.dataset.action;
+    if (action === "add-item") { addItem(target.closest("fieldset.list"), true); this.recompute(); }
+    else if (["remove-item", "duplicate-item", "move-up", "move-down"].includes(action) && table.isTable(target.closest("fieldset.list"))) {
+      this.editRow(action, target);
+    }
+    else if (action === "remove-item") {
+      const list = target.closest("fieldset.list");
+      const li = target.closest("li[data-item]");
+      const next = li.nextElementSibling || li.previousElementSibling;
+      li.remove();
+      renumber(list);
+      updateListButtons(list);
+      (next?.querySelector("input, select") || list.querySelector(".add-item")).focus();
+      this.recompute();
+    }
+    else if (action === "roll") this.roll(String(Math.floor(Math.random() * 1_000_000)));
+    else if (action === "replay") this.roll(this.seedInput.value);
+    else if (action === "copy-link") this.copyLink();
+    else if (action === "sim-run") this.runSim();
+    else if (action === "reset-section") this.resetSection(target.closest(".settings-section"));
+    else if (action === "sim-stop") this.sim?.stop();
+    else if (action === "reset") { fill(this.form, this.base); if (this.seedInput) this.seedInput.value = DEFAULT_SEED; this.recompute(); }
+  }
+
+  setStatus(state, text) {
+    this.status.dataset.state = state;
+    this.status.textContent = text;
+    const live = state === "live";
+    for (const b of this.section.querySelectorAll("[data-action]")) {
+      if (!b.matches(".add-item, .remove-item, [data-action=sim-stop]")) b.disabled = !live;
+    }
+    this.sim?.setLive(live);
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    this.markPending();
+    this.timer = setTimeout(() => this.recompute(), DEBOUNCE_MS);
+  }
+
+  markPending() {
+    this.result.dataset.state = "pending";
+    this.result.setAttribute("aria-busy", "true");
+  }
+
+  // `estimate`: whether the Monte Carlo estimate follows (not at the page's
+  // start, where the pre-rendered one is the page's own state).
+  async recompute({ estimate = true } = {}) {
+    clearTimeout(this.timer);
+    if (this.engine.state !== "live") return;
+    const seq = ++this.seq;
+    const inputs = collect(this.form);
+    this.markPending();
+    // The sample roll follows the same inputs: ask for both at once.
+    const ran = this.engine.call({ op: "run", widget: this.widget, inputs, base: this.base });
+    const rolled = this.seedInput ? this.requestRoll(inputs, this.seedInput.value) : null;
+    const answer = await ran;
+    if (seq !== this.seq) return; // a newer request is on its way; never show an older answer
+    this.show(answer);
+    if (!answer.error && rolled) this.showRoll(await rolled, seq);
+    if (!answer.error && estimate) this.runSim(); // the estimate follows the inputs too (a new run replaces the old)
+  }
+
+  // A row of a list table: duplicated just below, moved, or removed; focus
+  // stays on the row (or goes to its neighbour) so keyboard use goes on.
+  editRow(action, button) {
+    const list = button.closest("fieldset.list");
+    const row = button.closest("[data-item]");
+    if (action === "duplicate-item") {
+      const copy = table.duplicateRow(list, row, (from, to) => fill(to, collect(from)));
+      copy.querySelector("[data-action=duplicate-item]")?.focus();
+    } else if (action === "move-up" || action === "move-down") {
+      table.moveRow(list, row, action === "move-up" ? -1 : 1);
+      (button.disabled ? row.querySelector("[data-action=remove-item]") : button).focus();
+    } else {
+      const next = table.removeRow(list, row);
+      (next?.querySelector("input, select") || list.querySelector(".add-item")).focus();
+    }
+    this.recompute();
+  }
+
+  // The settings panel: which settings differ from the page's own, their
+  // count in the summary, and (when asked) only those shown.
+  markChanged() {
+    for (const details of this.form.querySelectorAll("details.settings")) {
+      const base = this.base[details.dataset.key] ?? {};
+      let changed = 0;
+      for (const el of keyed(details)) {
+        if (!el.classList.contains("field")) continue;
+        const control = el.querySelector("input, select");
+        const was = Object.hasOwn(base, el.dataset.key) ? base[el.dataset.key] : undefined;
+        const differs = control.type === "checkbox" ? control.checked !== (was === true) : control.value.trim() !== String(was);
+        el.classList.toggle("changed", differs);
+        if (differs) changed++;
+      }
+      for (const section of details.querySelectorAll(".settings-section")) {
+        section.classList.toggle("has-changed", Boolean(section.querySelector(".field.changed")));
+      }
+      details.querySelector(".settings-changed").textContent = changed ? `(${changed} changed)` : "";
+    }
+  }
+
+  showChangedOnly(box) {
+    box.closest("details.settings").classList.toggle("changed-only", box.checked);
+  }
+
+  resetSection(section) {
+    const base = this.base[section.closest("details.settings").dataset.key] ?? {};
+    const values = Object.create(null);
+    for (const el of keyed(section)) if (Object.hasOwn(base, el.dataset.key)) values[el.dataset.key] = base[el.dataset.key];
+    fill(section, values);
+    this.recompute();
+  }
+
+  // Runs the Monte Carlo estimate for the form's inputs, the seed and the trials.
+  runSim() {
+    if (!this.sim || this.engine.state !== "live") return;
+    const seed = this.seedInput ? this.seedInput.value.trim() : DEFAULT_SEED;
+    this.sim.run(this.widget, collect(this.form), seed).then(() => this.site.publishState());
+  }
+
+  show(answer, rejected = []) {
+    this.clearErrors();
+    this.result.removeAttribute("aria-busy");
+    if (answer.error) {
+      this.result.dataset.state = "stale";
+      this.showError(answer.error);
+      return;
+    }
+    const { html, link, digest, state } = answer.result;
+    // Identical to what is shown (the pre-rendered result, the first time): leave the DOM be.
+    if (digest !== this.result.dataset.digest) {
+      this.result.innerHTML = html;
+      this.result.dataset.digest = digest;
+    }
+    this.result.dataset.state = "live";
+    this.section.dispatchEvent(new CustomEvent("widget-result", { bubbles: true, detail: { instance: this.instance } }));
+    this.link = link;
+    this.state = state ?? "";
+    this.markChanged();
+    this.site.publishState();
+    if (rejected.length) {
+      this.messages.hidden = false;
+      this.messages.innerHTML = "";
+      const p = document.createElement("p");
+      p.textContent = "Part of the link was not applied; the rest was. Not applied:";
+      const ul = document.createElement("ul");
+      for (const r of rejected) {
+        const li = document.createElement("li");
+        li.textContent = r.message;
+        ul.appendChild(li);
+      }
+      this.messages.append(p, ul);
+    }
+  }
+
+  clearErrors() {
+    this.messages.hidden = true;
+    this.messages.textContent = "";
+    for (const el of this.section.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    for (const el of this.section.querySelectorAll(".field-error")) { el.hidden = true; el.textContent = ""; }
+  }
+
+  showError(error) {
+    const message = error.message || "the engine rejected this input";
+    this.messages.hidden = false;
+    this.messages.textContent = `Not computed: ${message}. The result below is the last valid one.`;
+    if (error.field) {
+      const cid = `${this.instance}--${error.field.replace(/\./g, "-")}`;
+      const control = document.getElementById(cid);
+      control?.setAttribute("aria-invalid", "true");
+      const slot = document.getElementById(`${cid}-error`);
+      if (slot) { slot.hidden = false; slot.textContent = message; }
+    }
+  }
+
+  async roll(seedText) {
+    if (!this.seedInput || this.engine.state !== "live") return;
+    this.seedInput.value = seedText;
+    this.showRoll(await this.requestRoll(collect(this.form), seedText), null);
+  }
+
+  requestRoll(inputs, seedText) {
+    return this.engine.call({ op: "sample", widget: this.widget, inputs, seed: seedText.trim() });
+  }
+
+  // `seq`: the recompute this roll belongs to; it is dropped if a newer one started.
+  showRoll(answer, seq) {
+    if (seq !== null && seq !== this.seq) return;
+    if (answer.error) {
+      if (answer.error.field === "seed") {
+        this.seedInput.setAttribute("aria-invalid", "true");
+        this.messages.hidden = false;
+        this.messages.textContent = `Not rolled: ${answer.error.message}.`;
+      }
+      return;
+    }
+    this.seedInput.removeAttribute("aria-invalid");
+    if (answer.result.digest !== this.rollResult.dataset.digest) {
+      this.rollResult.innerHTML = answer.result.html;
+      this.rollResult.dataset.digest = answer.result.digest;
+    }
+    this.site.publishState();
+  }
+
+  seed() {
+    return this.seedInput ? this.seedInput.value.trim() : null;
+  }
+
+  trials() {
+    if (!this.sim) return null;
+    const text = this.sim.trialsInput.value.trim();
+    return text === this.sim.root.dataset.trials ? null : text;
+  }
+
+  params() {
+    return queryFor(this.instance, this.link, this.state, this.seed(), this.trials());
+  }
+
+  updateShare() {
+    const query = this.params().toString();
+    this.shareInput.value = `${location.origin}${location.pathname}${query ? "?" + query : ""}#${this.instance}`;
+    const long = this.shareInput.value.length > SAFE_LINK_LENGTH;
+    if (long && !this.shareNote) {
+      this.shareNote = document.createElement("p");
+      this.shareNote.className = "share-note";
+      this.shareInput.closest(".widget-share").after(this.shareNote);
+    }
+    if (this.shareNote) {
+      this.shareNote.hidden = !long;
+      this.shareNote.textContent = long ? `This link is ${this.shareInput.value.length.toLocaleString("en")} characters long; `
+        + "many servers refuse links over 8,000 characters, so it may not open elsewhere. Fewer changes make it shorter." : "";
+    }
+  }
+
+  async copyLink() {
+    this.updateShare();
+    this.shareInput.select();
+    try {
+      await navigator.clipboard.writeText(this.shareInput.value);
+      this.status.textContent = "Link copied.";
+    } catch {
+      this.status.textContent = "Link selected: copy it with Ctrl+C or Cmd+C.";
+    }
+  }
+
+  async applyLink(pairs) {
+    const seed = pairs[SEED_KEY];
+    delete pairs[SEED_KEY];
+    if (seed !== undefined && this.seedInput) this.seedInput.value = seed;
+    const trials = pairs[TRIALS_KEY];
+    delete pairs[TRIALS_KEY];
+    if (trials !== undefined && this.sim) this.sim.trialsInput.value = trials;
+    const seq = ++this.seq;
+    this.markPending();
+    const answer = await this.engine.call({ op: "from_link", widget: this.widget, params: pairs, base: this.base });
+    if (seq !== this.seq) return;
+    if (!answer.error) fill(this.form, answer.result.inputs);
+    this.show(answer, answer.error ? [] : answer.result.rejected);
+    if (!answer.error && this.seedInput) this.showRoll(await this.requestRoll(collect(this.form), this.seedInput.value), seq);
+    // The pre-rendered estimate is the page's own state: run only for another.
+    if (!answer.error && seq === this.seq && (Object.keys(this.link).length || this.seed() !== DEFAULT_SEED || this.trials() !== null)) {
+      this.runSim();
+    }
+  }
+
+  start(pairs) {
+    return pairs ? this.applyLink({ ...pairs }) : this.recompute({ estimate: false });
+  }
+}

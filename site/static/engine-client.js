@@ -1,0 +1,179 @@
+// The page's engine client: takes over the worker engine-start.js started,
+// watches its boot (restarting a boot that stalls), and sends it requests.
+// Every message from the worker is read in one place (`receive`).
+//
+// Public: new Engine(); engine.state ("loading" | "live" | "failed") and
+// engine.stage; onState(listener); call(request) -> Promise<answer>;
+// job(request, onProgress) -> {done, cancel}; idle(). Tests and benchmarks
+// read bootStages, bootOrigin, bootSmallModules and bootRestarts.
+
+// Pyodide hangs rather than fails on some broken set-ups (a .wasm served with
+// the wrong type, a dropped download): after this long, say so.
+const BOOT_TIMEOUT_MS = globalThis.rulesExplorerBootTimeoutMs ?? 90_000;
+// A boot that stalls is started again in a fresh worker. The booting worker
+// sends a heartbeat every second with how far it has come: no message at all
+// for STALL_MS means its thread is stuck (Firefox did this now and then,
+// NOTES.md); heartbeats that show no progress for STUCK_MS mean it waits for
+// something that will not come. The last restart boots without the snapshot.
+// A plain boot is never restarted: Python's own start then runs for seconds
+// without a heartbeat (over 10 s in WebKit on a busy machine), and there is
+// no better boot to restart to; BOOT_TIMEOUT_MS still bounds it. Tests
+// shorten the bounds through these globals.
+const STALL_MS = globalThis.rulesExplorerStallMs ?? 10_000;
+const STUCK_MS = globalThis.rulesExplorerStuckMs ?? 30_000;
+const RESTARTS = 2;
+const WATCH_EVERY_MS = 500;
+const ORDINAL = ["first", "second", "third"];
+
+export class Engine {
+  constructor() {
+    this.pending = new Map();
+    this.jobProgress = new Map(); // job id -> progress listener
+    this.nextId = 1;
+    this.listeners = new Set();
+    this.state = "loading";
+    this.stage = "Starting the engine";
+    this.restarts = 0;
+    this.plainBoot = false; // the worker said it boots without the snapshot
+    this.restartNote = ""; // says why the engine was started again, from then on
+    this.started = performance.now();
+    // engine-start.js starts the worker, the one place that does (it may have
+    // done so while the page was parsed).
+    if (!this.adopt(window.rulesExplorerWorker ?? window.rulesExplorerStartEngine?.())) {
+      this.setState("failed", typeof Worker === "undefined"
+        ? "this browser cannot run it (no Web Workers)" : "its start-up script did not load");
+      return;
+    }
+    this.watchdog = setInterval(() => this.watch(), WATCH_EVERY_MS);
+  }
+
+  // Takes over a worker from engine-start.js and replays what it said so far.
+  adopt(worker) {
+    delete window.rulesExplorerWorker;
+    if (!worker) return false;
+    this.worker = worker;
+    this.heard = this.moved = performance.now();
+    this.progress = "";
+    worker.onmessage = (event) => { if (this.worker === worker) this.receive(event.data); };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      if (this.worker === worker) this.setState("failed", event.message || "the engine worker could not start");
+    };
+    for (const item of worker.early ?? []) {
+      if (item.type === "message") this.receive(item.data);
+      else this.setState("failed", item.message || "the engine worker could not start");
+    }
+    return true;
+  }
+
+  watch() {
+    if (this.state !== "loading") return;
+    const now = performance.now();
+    if (now - this.started >= BOOT_TIMEOUT_MS) {
+      this.setState("failed", `it did not start within ${Math.round(BOOT_TIMEOUT_MS / 1000)} s`);
+      this.worker.terminate();
+    } else if (document.hidden || this.plainBoot || this.restarts >= RESTARTS) {
+      // Browsers run a hidden page's timers late, and may a worker's: a
+      // stall is judged only while the page is seen, from then on. The
+      // plain boot, and the last restart, are left to BOOT_TIMEOUT_MS.
+      this.heard = this.moved = now;
+    } else if (now - this.heard >= STALL_MS) {
+      this.restart("stopped answering");
+    } else if (now - this.moved >= STUCK_MS) {
+      this.restart("stopped making progress");
+    }
+  }
+
+  // Replaces a stalled worker with a fresh one; the last one boots plainly.
+  restart(why) {
+    this.worker.terminate();
+    this.restarts++;
+    const plain = this.restarts === RESTARTS;
+    this.restartNote = `, on its ${ORDINAL[this.restarts]} start (the ${ORDINAL[this.restarts - 1]} ${why})`;
+    this.setState("loading", `Starting the engine again${plain ? " without the snapshot" : ""}`);
+    if (!this.adopt(window.rulesExplorerStartEngine?.({ plain }))) this.setState("failed", "it could not be started again");
+  }
+
+  receive(data) {
+    this.heard = performance.now();
+    if (data.type === "alive") { // the booting worker's heartbeat
+      const progress = `${data.stages}/${data.bytes}`;
+      if (progress !== this.progress) this.moved = this.heard;
+      this.progress = progress;
+      return;
+    }
+    if (data.type === "status") {
+      this.moved = this.heard;
+      if (data.plain) this.plainBoot = true;
+      return this.setState("loading", data.detail + this.restartNote);
+    }
+    if (data.type === "ready") {
+      document.documentElement.dataset.boot = data.boot; // "snapshot", or "plain" when the snapshot failed
+      this.bootStages = data.stages;
+      this.bootOrigin = data.timeOrigin; // the worker's performance.timeOrigin, which its stages count from
+      this.bootSmallModules = data.smallModules; // {asked, compiled}: see compileSmallModulesOnce
+      this.bootRestarts = this.restarts;
+      performance.mark("engine-ready");
+      const fallback = data.fallback ? `, started without the snapshot (${data.fallback})` : "";
+      return this.setState("live", `Live: the engine answered after ${data.ms} ms${fallback}${this.restartNote}.`);
+    }
+    if (data.type === "failed") return this.setState("failed", data.message);
+    if (data.type === "warm") { // the worker has warmed its WebAssembly up: answers are at full speed
+      this.bootStages = data.stages;
+      document.documentElement.dataset.engineWarmMs = String(Math.round(performance.now()));
+      return;
+    }
+    if (data.progress) {
+      this.jobProgress.get(data.id)?.(data.progress);
+      return;
+    }
+    const waiting = this.pending.get(data.id);
+    if (!waiting) return;
+    this.pending.delete(data.id);
+    waiting(data);
+  }
+
+  setState(state, detail) {
+    if (this.state === "failed") return; // a failed engine stays failed (the watchdog may have fired)
+    if (state !== "loading") clearInterval(this.watchdog);
+    this.state = state;
+    this.stage = detail;
+    for (const listener of this.listeners) listener(state, detail);
+  }
+
+  onState(listener) {
+    this.listeners.add(listener);
+    listener(this.state, this.stage);
+  }
+
+  call(request) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.worker.postMessage({ id, ...request });
+    });
+  }
+
+  // A Monte Carlo run in the worker's scheduler: `onProgress` hears how far it
+  // has come a few times a second; `done` resolves with the last answer (or an
+  // error, type "Cancelled" when stopped or replaced).
+  job(request, onProgress) {
+    const id = this.nextId++;
+    this.jobProgress.set(id, onProgress);
+    const done = new Promise((resolve) => {
+      this.pending.set(id, (answer) => {
+        this.jobProgress.delete(id);
+        resolve(answer);
+      });
+      this.worker.postMessage({ id, op: "job", ...request });
+    });
+    return { done, cancel: () => this.worker.postMessage({ op: "cancel", job: id }) };
+  }
+
+  // Resolves once every request sent so far has been answered (benchmarks use it).
+  async idle() {
+    while (this.pending.size) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  }
+}

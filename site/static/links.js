@@ -1,0 +1,41 @@
+// A widget's state in the page's link: reading the query string, and writing
+// one widget's parameters.
+
+export const SEED_KEY = "seed";
+export const TRIALS_KEY = "trials";
+// A query longer than this goes into the link as the engine's compact state
+// (?instance=~1.…) instead of one parameter per input.
+export const COMPACT_OVER = 600;
+// Many servers and CDNs refuse a request line past 8 KB: the share box says so.
+export const SAFE_LINK_LENGTH = 8000;
+export const DEFAULT_SEED = "1";
+
+export function linkParams() {
+  // instance -> {path: text} from the query string. A Map, and objects with no
+  // prototype: a link's keys (`__proto__`, `constructor`) are data, never a
+  // way onto the page's own objects.
+  const groups = new Map();
+  for (const [key, value] of new URLSearchParams(location.search)) {
+    const dot = key.indexOf(".");
+    const instance = dot < 0 ? key : key.slice(0, dot);
+    const path = dot < 0 ? "" : key.slice(dot + 1);
+    if (!groups.has(instance)) groups.set(instance, Object.create(null));
+    groups.get(instance)[path] = value;
+  }
+  return groups;
+}
+
+// The link parameters of one widget: its inputs that differ from the page's,
+// one parameter each, or, past COMPACT_OVER characters, the engine's compact
+// state; then the seed and the number of trials when not the defaults.
+export function queryFor(instance, link, state, seed, trials) {
+  const params = new URLSearchParams();
+  for (const [path, text] of Object.entries(link)) params.append(`${instance}.${path}`, text);
+  if (state && params.toString().length > COMPACT_OVER) {
+    params.forEach((_, key) => params.delete(key));
+    params.append(instance, state);
+  }
+  if (seed !== null && seed !== DEFAULT_SEED) params.append(`${instance}.${SEED_KEY}`, seed);
+  if (trials !== null) params.append(`${instance}.${TRIALS_KEY}`, trials);
+  return params;
+}
