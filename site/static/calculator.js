@@ -25,7 +25,7 @@ export class LiveWidget {
     this.rollResult = section.querySelector(".roll-result");
     this.shareInput = section.querySelector(".share-link");
     this.shareNote = null;
-    this.sim = section.querySelector(".widget-sim") ? new SimulationView(section, engine) : null;
+    this.sim = section.querySelector(".widget-sim") ? new SimulationView(section, site?.pool ?? engine) : null;
     this.state = ""; // the engine's compact form of the inputs (see queryFor)
     this.seq = 0;
     this.link = {};

@@ -44,8 +44,12 @@ function warmStep() {
   post({ type: "warm", stages });
 }
 
-const ready = boot(post, new URL(import.meta.url).searchParams);
-ready.then((handle) => { warmUp.handle = handle; warmLater(); }, () => {});
+const params = new URL(import.meta.url).searchParams;
+// An extra worker of a page's pool (pool.js) runs Monte Carlo blocks only,
+// which warm up what they use: it skips the warm-up.
+const HELPER = params.get("role") === "helper";
+const ready = boot(post, params);
+ready.then((handle) => { if (!HELPER) { warmUp.handle = handle; warmLater(); } }, () => {});
 ready.catch((err) => {
   post({ type: "failed", message: String(err && err.message ? err.message : err) });
 });

@@ -3,6 +3,7 @@
 // share boxes in step with them, and fetches and parses likely next pages ahead.
 
 import { Engine } from "./engine-client.js";
+import { Pool } from "./pool.js";
 import { LiveWidget } from "./calculator.js";
 import { updateListButtons } from "./forms.js";
 import { linkParams } from "./links.js";
@@ -19,6 +20,7 @@ function whenIdle(task, fallbackMs) {
 export class Site {
   constructor() {
     this.engine = null;
+    this.pool = null; // Monte Carlo runs, over one engine worker or several (pool.js)
     this.widgets = [];
     this.mountId = 0;
     this.pages = new Map(); // url -> Promise<html text>, so back and forward are instant
@@ -32,6 +34,9 @@ export class Site {
   ensureEngine() {
     if (this.engine) return;
     this.engine = new Engine();
+    // Monte Carlo runs go through the pool: one worker (the engine's own)
+    // unless this machine has cores to spare (pool.js).
+    this.pool = new Pool(this.engine, window.rulesExplorerSpawnEngine);
     this.engine.onState((state, detail) => this.engineState(state, detail));
   }
 

@@ -213,7 +213,7 @@ class SharedRun {
     if (this.ended || answer.error) return;
     this.shown = answer.result.trials;
     this.onProgress({ done: answer.result.trials, trials: this.trials, elapsed: Math.round(this.pool.now() - this.started),
-                      html: answer.result.html });
+                      html: answer.result.html, digest: answer.result.digest });
   }
 
   async finish() {

@@ -81,10 +81,12 @@ export class SimulationView {
         : `Not run: ${answer.error.message}.`;
       return answer;
     }
-    const { html, digest, trials: done, elapsed } = answer.result;
+    const { html, digest, trials: done, elapsed, workers = 1 } = answer.result;
     this.bar.value = done;
     this.showHtml(html, digest);
-    this.progressText.textContent = `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials in ${formatMs(elapsed)}`;
+    this.root.dataset.workers = String(workers);
+    const shared = workers > 1 ? ` on ${workers} workers` : "";
+    this.progressText.textContent = `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials in ${formatMs(elapsed)}${shared}`;
     this.announce.textContent = `Done: ${done.toLocaleString("en")} trials.`;
     this.root.dataset.state = "done";
     this.section.dispatchEvent(new CustomEvent("widget-estimate", { bubbles: true, detail: { trials: done } }));

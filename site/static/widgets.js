@@ -5,12 +5,14 @@
 // pre-rendered at build time by the same engine.
 //
 // The modules: engine-client.js (the engine worker's client), forms.js,
-// links.js, calculator.js (one widget), navigation.js (the site), with
+// links.js, calculator.js (one widget), navigation.js (the site), pool.js
+// (Monte Carlo runs over several workers), with
 // simulation.js and table-editor.js. All are imported here, though this file
 // uses only the Site: the browser then fetches them all as soon as it has read
 // this one, not one level of imports after another.
 
 import "./engine-client.js";
+import "./pool.js";
 import "./forms.js";
 import "./links.js";
 import "./simulation.js";
