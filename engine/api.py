@@ -108,9 +108,9 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
         raise InputError("count", f"trials past {MAX_TRIAL_INDEX} are not run", f"first + count up to {MAX_TRIAL_INDEX}")
     raw = message.get("tally")
     tally = None if raw is None else Tally.from_json(raw)
-    values = w.validate(message.get("inputs"))
+    values, key = w.run_inputs(message.get("inputs"))
     try:
-        tally = w.estimate(values, seed, first, count, tally)
+        tally = w.estimate(values, seed, first, count, tally, key=key(seed))
     except ValueError as exc:
         if isinstance(exc, InputError):
             raise
@@ -142,7 +142,7 @@ def _merge(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_MERGED:
         raise InputError("tallies", f"give a list of 1 to {MAX_MERGED} tallies", f"1..{MAX_MERGED} tallies")
     total = _whole(message.get("trials", w.trials), "trials", 1, MAX_TRIAL_INDEX, "a number of trials")
-    values = w.validate(message.get("inputs"))
+    values, _ = w.run_inputs(message.get("inputs"))
     tallies = []
     for i, t in enumerate(raw, 1):
         try:

@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 __all__ = [
     "InputError",
@@ -110,24 +110,22 @@ def json_depth_ok(text: str, limit: int) -> bool:
     (True, False, True)
     """
     depth = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
+    for ch in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):  # the brackets outside strings
+        if ch == "[" or ch == "{":
             depth += 1
             if depth > limit:
                 return False
-        elif ch in "]}":
+        else:
             depth -= 1
     return True
+
+
+_JSON_STRING: Final = re.compile(r'"(?:[^"\\]++|\\.)*+"?', re.S)
+"""A JSON string, to its closing quote or to the end of an unclosed one."""
+_NOT_BRACKET: Final = re.compile(r"[^\[\]{}]++")
+"""Anything but a bracket. Both patterns run in the regular expression engine,
+so only the brackets cost a Python-level step: a Monte Carlo chunk's request
+(a battle's inputs and a tally, some 20 KB) is scanned in microseconds."""
 
 
 def _join(prefix: str, name: str) -> str:

@@ -182,15 +182,51 @@ class Widget:
         text = json.dumps([self.id, jsonable(values), seed], sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
+    def run_inputs(self, raw: Any) -> tuple[dict[str, Any], Callable[[int], str]]:
+        """Validated inputs of a Monte Carlo chunk, and their tally key by seed, once per distinct inputs.
+
+        A run sends the same inputs with every chunk of about 10 ms; validating
+        them and digesting them for the key each time cost a battle of 40
+        against 40 a third of each chunk in the browser. The values returned
+        are shared by every chunk with these inputs: trials read them and
+        never change them (a test holds every estimator to that).
+
+        >>> w = get("atg.battle")
+        >>> values, key = w.run_inputs({"river": True})
+        >>> w.run_inputs({"river": True})[0] is values, key(3) == w.tally_key(values, 3)
+        (True, True)
+        """
+        try:
+            text = json.dumps(raw, sort_keys=True, separators=(",", ":"))
+        except (TypeError, ValueError):  # not JSON data (a caller in Python): nothing to share
+            values = self.validate(raw)
+            return values, lambda seed: self.tally_key(values, seed)
+        cache = _RUN_CACHE.setdefault(self.id, {})
+        entry = cache.get(text)
+        if entry is None:
+            values = self.validate(raw)
+            keys: dict[int, str] = {}
+
+            def key(seed: int) -> str:
+                if seed not in keys:
+                    keys[seed] = self.tally_key(values, seed)
+                return keys[seed]
+            if len(cache) >= _RUN_CACHE_SIZE:
+                cache.pop(next(iter(cache)))
+            entry = cache[text] = (values, key)
+        return entry
+
     def estimate(self, values: dict[str, Any], seed: int, first: int, count: int,
-                 tally: Tally | None = None) -> Tally:
+                 tally: Tally | None = None, key: str | None = None) -> Tally:
         """Trials ``first`` … ``first + count - 1`` on validated inputs, added to ``tally``.
 
-        The answer depends on (inputs, seed, the trials covered) only.
+        The answer depends on (inputs, seed, the trials covered) only. ``key``
+        is :meth:`tally_key` of these inputs and seed when the caller has it
+        (:meth:`run_inputs`).
         """
         if self.trial is None:
             raise InputError("", f"{self.id} has no Monte Carlo estimate")
-        key = self.tally_key(values, seed)
+        key = key or self.tally_key(values, seed)
         if tally is None:
             tally = Tally(key, self.confidence)
         elif tally.key != key or tally.confidence != self.confidence:
@@ -267,6 +303,9 @@ class Widget:
 
 
 _BASE_CACHE: dict[str, dict[str, dict[str, Any]]] = {}
+_RUN_CACHE: dict[str, dict[str, tuple[dict[str, Any], Callable[[int], str]]]] = {}
+_RUN_CACHE_SIZE = 4
+"""Distinct inputs whose validation Monte Carlo chunks share, per widget (a page runs one or two at a time)."""
 _BASE_CACHE_SIZE = 32
 
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from engine import api, widgets
 from engine.montecarlo import Tally
-from engine.schema import Group
+from engine.schema import Group, jsonable
 
 from fixtures.demo_widget import ensure_registered
 
@@ -175,6 +175,7 @@ def validations(monkeypatch):
         return real(self, value)
     monkeypatch.setattr(Group, "validate", counting)
     widgets._BASE_CACHE.clear()
+    widgets._RUN_CACHE.clear()
     return calls
 
 
@@ -193,6 +194,29 @@ def test_sample_and_estimate_validate_once(validations):
     validations.clear()
     estimate("atg.battle", 0, 2)
     assert len(validations) == 1
+
+
+def test_the_chunks_of_a_run_validate_their_inputs_once(validations):
+    """A run sends its inputs with every chunk; they are validated once, whatever the chunks."""
+    tally = None
+    for first in range(0, 6, 2):
+        tally = estimate("atg.battle", first, 2, tally, inputs={"river": True})["tally"]
+    ask(op="merge", widget="atg.battle", inputs={"river": True}, tallies=[tally])
+    assert len(validations) == 1
+    estimate("atg.battle", 0, 2, inputs={"river": False})  # other inputs: validated anew
+    assert len(validations) == 2
+
+
+@pytest.mark.parametrize("widget_id", [w.id for w in widgets.all_widgets() if w.trial is not None])
+def test_trials_leave_the_shared_inputs_as_they_were(widget_id):
+    """run_inputs hands every chunk the same values: a trial must not change them."""
+    w = widgets.get(widget_id)
+    values, key = w.run_inputs({})
+    before = json.dumps(jsonable(values), sort_keys=True)
+    w.estimate(values, 5, 0, 40, key=key(5))
+    if w.sample is not None:
+        w.play(values, 5)
+    assert json.dumps(jsonable(values), sort_keys=True) == before
 
 
 def test_from_link_validates_the_link_once_and_the_base_once(validations):

@@ -224,3 +224,32 @@ def test_the_server_explains_a_link_too_long_for_it(tmp_path):
 @pytest.mark.parametrize("text, value", [(" 5 ", 5), ("+5", 5), ("-0", 0), ("05", 5)])
 def test_plain_whole_number_spellings_still_read(text, value):
     assert schema.Integer("x", "", 1, minimum=-9, maximum=9).coerce(text, "x") == value
+
+
+def _depth_by_characters(text: str, limit: int) -> bool:
+    """The nesting check character by character: what schema.json_depth_ok must agree with."""
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif ch in "]}":
+            depth -= 1
+    return True
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet='[]{}"\\ab,:\n', max_size=40), st.integers(0, 4))
+def test_the_nesting_scan_reads_strings_and_escapes_as_json_does(text, limit):
+    assert schema.json_depth_ok(text, limit) == _depth_by_characters(text, limit)
