@@ -103,11 +103,11 @@ def test_a_compact_link_opens_the_same_state(driver, site_url):
 def test_a_run_shared_by_two_workers_gives_one_workers_figures(driver, site_url):
     """The page's pool (pool.js) fixed at two workers: blocks go to both, the merge is CPython's HTML."""
     open_live(driver, site_url + PAGE)
-    driver.call("() => { window.rulesExplorer.pool.size = 2; }")
-    driver.call(SET_TRIALS, SIM, "100")  # the first shared run starts the extra worker
+    driver.call("() => { window.rulesExplorer.pool.size = 2; window.rulesExplorer.pool.spawnAfterMs = 0; }")
+    driver.call(SET_TRIALS, SIM, "100")  # starts the extra worker at once (a page waits half a second)
     driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=60)
     shows(driver, f"{SIM} .sim-result", expected(driver, 1, 100), "a run while the extra worker boots")
-    driver.wait("() => window.rulesExplorer.pool.helpers.every((h) => h.state === 'live')", timeout=60)
+    driver.wait("() => window.rulesExplorer.pool.helpers?.every((h) => h.state === 'live')", timeout=60)
     driver.call(SET_TRIALS, SIM, "1200")
     driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=120)
     shows(driver, f"{SIM} .sim-result", expected(driver, 1, 1200), "the estimate merged from two workers")

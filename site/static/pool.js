@@ -10,9 +10,12 @@
 // single worker gives for the same (inputs, seed, N), whichever worker ran
 // which block.
 //
-// The extra workers boot from the same snapshot as the main one, when the
-// first run starts. With no extra worker (one core, little memory, or
-// `size` 1) a run goes to the main worker's scheduler as one job, unchanged.
+// The extra workers boot from the same snapshot as the main one, once a run
+// has gone on for SPAWN_AFTER_MS: a short run never pays for a second Python
+// (about a second of a core and 100 MB), a long one gets help within about a
+// second and a half, and every later run has it from the start. With no
+// extra worker (one core, little memory, or `size` 1) a run goes to the main
+// worker's scheduler as one job, unchanged.
 //
 // Nothing here knows Pyodide or the DOM: `main` is the page's engine client
 // (job, call), `spawn()` starts a worker, and the tests drive both as fakes.
@@ -20,16 +23,21 @@
 export const BLOCKS_PER_WORKER = 4; // blocks a run is cut into, per worker
 export const MIN_BLOCK = 25; // trials in a block at least
 const PROGRESS_MS = 250;
+export const SPAWN_AFTER_MS = 500;
 const MAX_HELPERS = 3;
 
-// How many workers a run may use here: one per core but the page's own, at
-// most 1 + MAX_HELPERS, and one alone where memory is tight. A page may fix it
-// (tests and the benchmark) with globalThis.rulesExplorerWorkers.
+// How many workers a run may use here: one per core, at most 1 + MAX_HELPERS,
+// and one alone where memory is tight (each worker holds its own Python, about
+// 100 MB). One per core, not one fewer: while a run streams, the page's own
+// thread is nearly idle, and on a 2-core machine two workers ran battles 1.4-1.5
+// times as fast as one, with other widgets' recompute p95 still under 20 ms
+// (bench/simulation.py; README). A page may fix the size (tests and the
+// benchmark) with globalThis.rulesExplorerWorkers.
 export function poolSize(nav = globalThis.navigator, fixed = globalThis.rulesExplorerWorkers) {
   if (Number.isSafeInteger(fixed) && fixed >= 1) return Math.min(fixed, 1 + MAX_HELPERS);
   const cores = nav?.hardwareConcurrency ?? 1;
   if (nav?.deviceMemory !== undefined && nav.deviceMemory < 4) return 1;
-  return Math.max(1, Math.min(cores - 1, 1 + MAX_HELPERS));
+  return Math.max(1, Math.min(cores, 1 + MAX_HELPERS));
 }
 
 // The page's side of one extra worker: requests by id, progress by job id.
@@ -99,35 +107,55 @@ export class WorkerLink {
 }
 
 export class Pool {
-  constructor(main, spawn, { size = poolSize(), progressMs = PROGRESS_MS, now = () => performance.now(),
+  constructor(main, spawn, { size = poolSize(), progressMs = PROGRESS_MS, spawnAfterMs = SPAWN_AFTER_MS,
+                             now = () => performance.now(), later = (task, ms) => setTimeout(task, ms),
                              every = (task, ms) => setInterval(task, ms), stop = (timer) => clearInterval(timer) } = {}) {
     this.main = main;
     this.spawn = spawn;
     this.size = Math.max(1, size);
     this.progressMs = progressMs;
+    this.spawnAfterMs = spawnAfterMs;
+    this.later = later;
     this.now = now;
     this.every = every;
     this.stop = stop;
-    this.helpers = null; // WorkerLinks, started by the first shared run
+    this.helpers = null; // WorkerLinks, started once a run goes on long enough (startHelpers)
     this.runs = new Map(); // slot -> the run using it
+    this.active = new Set(); // runs going on, which extra workers join once ready
+  }
+
+  // Starts the extra workers (once); every run going on takes them in as they get ready.
+  startHelpers() {
+    if (this.helpers || this.size === 1 || !this.spawn) return;
+    this.helpers = Array.from({ length: this.size - 1 }, () => new WorkerLink(this.spawn()));
+    for (const run of this.active) run.join(this.helpers);
   }
 
   // Same contract as the engine client's job(): {done: Promise<answer>, cancel()}.
   job(request, onProgress) {
     if (this.size === 1 || !this.spawn) return this.main.job(request, onProgress);
     if (request.slot !== undefined) this.runs.get(request.slot)?.end("replaced");
-    this.helpers ??= Array.from({ length: this.size - 1 }, () => new WorkerLink(this.spawn()));
     const run = new SharedRun(this, request, onProgress);
     if (request.slot !== undefined) this.runs.set(request.slot, run);
-    run.done.then(() => { if (this.runs.get(request.slot) === run) this.runs.delete(request.slot); });
+    this.active.add(run);
+    if (!this.helpers) {
+      if (this.spawnAfterMs <= 0) this.startHelpers();
+      else this.later(() => { if (!run.ended) this.startHelpers(); }, this.spawnAfterMs);
+    }
+    run.done.then(() => {
+      this.active.delete(run);
+      if (this.runs.get(request.slot) === run) this.runs.delete(request.slot);
+    });
     return { done: run.done, cancel: () => run.end("cancelled") };
   }
 }
 
+// The run's blocks in trial order. The first is small, so the main worker has
+// an estimate to show by the first progress tick while the rest start.
 function blocksOf(trials, workers) {
   const size = Math.max(MIN_BLOCK, Math.ceil(trials / (workers * BLOCKS_PER_WORKER)));
-  const blocks = [];
-  for (let first = 0; first < trials; first += size) blocks.push({ first, count: Math.min(size, trials - first) });
+  const blocks = [{ first: 0, count: Math.min(MIN_BLOCK, trials) }];
+  for (let first = blocks[0].count; first < trials; first += size) blocks.push({ first, count: Math.min(size, trials - first) });
   return blocks;
 }
 
@@ -148,14 +176,22 @@ class SharedRun {
       return;
     }
     this.queue = blocksOf(this.trials, pool.size);
-    this.workers = [pool.main, ...pool.helpers].map((link) => ({ link, tally: null, chunk: 1, done: 0, block: null }));
+    this.workers = [];
     this.merging = false;
     this.finishing = false;
     this.shown = -1; // trials in the last estimate shown
     this.timer = pool.every(() => this.tick(), pool.progressMs);
-    for (const w of this.workers) {
-      if (w.link === pool.main) this.next(w);
-      else w.link.ready.then((ok) => { if (ok) this.next(w); });
+    this.join([pool.main]);
+    if (pool.helpers) this.join(pool.helpers);
+  }
+
+  // Workers take blocks from the moment they are ready.
+  join(links) {
+    for (const link of links) {
+      const w = { link, tally: null, chunk: 1, done: 0, block: null };
+      this.workers.push(w);
+      if (link === this.pool.main) this.next(w);
+      else link.ready.then((ok) => { if (ok) this.next(w); else this.workers = this.workers.filter((x) => x !== w); });
     }
   }
 

@@ -51,8 +51,10 @@ function makeWorld(seed = 1) {
   const random = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
   const world = { t: 0, tasks: [], timers: [], boots: [], nextTick: 25, random };
   world.step = () => {
-    for (const boot of world.boots.filter((b) => b.at <= world.t)) boot.ready();
-    world.boots = world.boots.filter((b) => b.at > world.t);
+    for (let due; (due = world.boots.find((b) => b.at <= world.t));) { // what falls due may add more
+      world.boots = world.boots.filter((b) => b !== due);
+      due.ready();
+    }
     world.tasks = world.tasks.filter((task) => !task.worker.terminated);
     if (!world.tasks.length) return false;
     const [task] = world.tasks.splice(Math.floor(random() * world.tasks.length), 1);
@@ -78,13 +80,14 @@ function makeWorld(seed = 1) {
   return world;
 }
 
-function rig({ size = 3, seed = 1, boot = [0, 0, 0] } = {}) {
+function rig({ size = 3, seed = 1, boot = [0, 0, 0], spawnAfterMs = 0 } = {}) {
   const world = makeWorld(seed);
   const main = new WorkerLink(fakeWorker(world, "main"));
   const spawned = [];
   const spawn = () => { const w = fakeWorker(world, `helper${spawned.length + 1}`, { readyAt: boot[spawned.length] }); spawned.push(w); return w; };
   const pool = new Pool(main, spawn, {
-    size, progressMs: 25, now: () => world.t,
+    size, progressMs: 25, now: () => world.t, spawnAfterMs,
+    later: (task, ms) => world.boots.push({ at: world.t + ms, ready: task }),
     every: (task) => { world.timers.push(task); return task; },
     stop: (task) => { world.timers = world.timers.filter((t) => t !== task); },
   });
@@ -106,6 +109,7 @@ test("a shared run counts every trial once and answers as one worker would", asy
     assert.ok(seen.length > 0 && seen.every((p) => p.done <= 1000 && p.html), "progress streams in, merged");
     const blocks = [r.main.worker, ...r.spawned].flatMap((w) => w.jobs);
     assert.ok(blocks.every((b) => b.partial === true && b.trials >= MIN_BLOCK), "every block is a partial job");
+    assert.deepEqual(blocks.map((b) => b.first).sort((a, b) => a - b)[1], MIN_BLOCK, "the first block is small");
   }
 });
 
@@ -169,8 +173,22 @@ test("one worker: the run is the main worker's own job; sizes follow the machine
   assert.equal(r.main.worker.jobs.length, 1);
   assert.equal(r.main.worker.jobs[0].partial, undefined);
   assert.equal(poolSize({ hardwareConcurrency: 8 }, undefined), 4);
-  assert.equal(poolSize({ hardwareConcurrency: 2 }, undefined), 1);
+  assert.equal(poolSize({ hardwareConcurrency: 2 }, undefined), 2);
+  assert.equal(poolSize({ hardwareConcurrency: 1 }, undefined), 1);
   assert.equal(poolSize({ hardwareConcurrency: 8, deviceMemory: 2 }, undefined), 1);
   assert.equal(poolSize({ hardwareConcurrency: 2 }, 3), 3);
   assert.equal(poolSize(undefined, undefined), 1);
+});
+
+test("extra workers start only once a run has gone on a while, and join it then", async () => {
+  const short = rig({ size: 2, spawnAfterMs: 1e6 });
+  const quick = await short.world.until(short.pool.job(request(200), () => {}).done);
+  assert.equal(quick.result.html, `<p>${sumBelow(200)}</p>`);
+  assert.equal(short.spawned.length, 0, "a run that ends before the delay starts no worker");
+  const long = rig({ size: 2, spawnAfterMs: 50 });
+  const answer = await long.world.until(long.pool.job(request(3000), () => {}).done);
+  assert.equal(answer.result.html, `<p>${sumBelow(3000)}</p>`);
+  assert.equal(long.spawned.length, 1);
+  assert.ok(long.spawned[0].jobs.length > 0, "the extra worker joined the run going on");
+  assert.equal(answer.result.workers, 2);
 });

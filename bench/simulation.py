@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""Benchmark the Monte Carlo battles: CPython against the browser, one worker and several.
+
+    .venv/bin/python bench/simulation.py [--runs N] [--trials N] [--workers 1,2] [--out bench/simulation.json]
+
+For each stochastic battle system (Advanced Tactics Gold, 40 individuals a
+side on land; the card game, its default battle of 12 units a side with
+every kind of round), one run of this script:
+
+1. builds the site into a temporary folder;
+2. times the engine in CPython: ``estimate`` over the whole run in one call,
+   on one core (battles per second);
+3. serves the site on 127.0.0.1 and, in Debian's Chromium (Playwright,
+   headless), opens the battle's page with a link that sets the battle, with
+   the page's pool fixed at 1, 2, ... workers (``globalThis.rulesExplorerWorkers``).
+   After a warm-up run, once any extra worker is up, it sets the
+   number of battles, which starts a run as a reader's change does, and
+   measures from that change: the first streamed estimate on screen, the
+   run's end (battles per second), and, all along the run, the recompute
+   latency of the other calculator on the same page (input change to its
+   ``widget-result`` event, one change at a time with a short pause). The
+   final estimate's digest must equal CPython's for the same
+   (inputs, seed, N), or the script fails;
+4. prints a table with the targets of issues 13-15 and writes every sample
+   to JSON.
+
+The demo estimator the tests use lives in the test fixtures, not in the
+shipped engine; the two shipped battle estimators are measured instead.
+This is a benchmark, not a test: it fails only when something cannot be
+measured or a figure disagrees with CPython.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import benchmark  # noqa: E402
+import build  # noqa: E402
+from engine import api, widgets  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One battle measured: its widget instance on a page, the battle, and a calculator beside it."""
+
+    system: str
+    label: str
+    page: str
+    instance: str
+    inputs: dict[str, Any]
+    calculator: str
+    """Instance of another widget on the same page, whose recompute is timed during the run
+    (its first number input, stepped by one and back)."""
+    target_ms: float
+    """The issue's bound for the whole run of --trials battles in the browser."""
+
+
+SCENARIOS = (
+    Scenario("atg", "Advanced Tactics Gold, 40 against 40 on land", "atg/interception.html", "atg-intercept-battle",
+             {"combat": "land",
+              "attackers": [{"type": "Infantry", "count": 24}, {"type": "Tank", "count": 8},
+                            {"type": "Machine guns", "count": 8}],
+              "defenders": [{"type": "Infantry", "count": 24, "entrenchment": 30},
+                            {"type": "Anti-tank gun", "count": 8}, {"type": "Machine guns", "count": 8}],
+              "interceptors": [], "aa_support": []},
+             "atg-intercept", 10_000),
+    Scenario("sgs", "Card game, 12 against 12, every kind of round", "sgs/panic-rout-and-pursuit.html", "sgs-battle",
+             {}, "sgs-panic", 5_000),
+)
+
+TARGETS = {"browser_ratio": 0.5, "first_ms": 1000.0, "recompute_p95_ms": 20.0}
+
+RUN_JS = """
+async ({ sim, calc, controlSelector, values, trials, timeoutMs, pauseMs }) => {
+  const root = document.querySelector(sim);
+  const result = root.querySelector(".sim-result");
+  const trialsInput = root.querySelector("input.sim-trials");
+  const calcSection = calc ? document.getElementById(calc) : null;
+  const control = controlSelector ? document.querySelector(controlSelector) : null;
+  let first = null;
+  let t0 = 0;
+  new MutationObserver(() => { if (first === null && root.dataset.state === "running") first = performance.now() - t0; })
+    .observe(result, { childList: true, subtree: true, characterData: true });
+  const ended = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the run did not end within ${timeoutMs} ms`)), timeoutMs);
+    const observer = new MutationObserver(() => {
+      if (["done", "failed", "stopped"].includes(root.dataset.state) && started) {
+        clearTimeout(timer); observer.disconnect(); resolve(performance.now());
+      }
+    });
+    observer.observe(root, { attributes: true, attributeFilter: ["data-state"] });
+  });
+  let started = false;
+  t0 = performance.now();
+  trialsInput.value = String(trials);
+  trialsInput.dispatchEvent(new Event("change", { bubbles: true }));
+  // started once the page says so (the run is replaced by nothing else here)
+  await new Promise((resolve) => {
+    const check = () => (root.dataset.state === "running" ? resolve() : setTimeout(check, 1));
+    check();
+  });
+  started = true;
+  let done = false;
+  const endAt = ended.then((at) => { done = true; return at; });
+  const samples = [];
+  if (calcSection && control) {
+    for (let i = 0; !done; i++) {
+      const shown = new Promise((resolve) => calcSection.addEventListener("widget-result", () => resolve(performance.now()), { once: true }));
+      const start = performance.now();
+      control.value = values[(i + 1) % 2];
+      control.dispatchEvent(new Event("input", { bubbles: true }));
+      control.dispatchEvent(new Event("change", { bubbles: true }));
+      const at = await Promise.race([shown, endAt.then(() => null)]);
+      if (at !== null) samples.push(at - start);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+  const end = await endAt;
+  return { ms: end - t0, first_ms: first, state: root.dataset.state, digest: result.dataset.digest ?? null,
+           html: result.innerHTML, recompute_ms: samples,
+           workers: (window.rulesExplorer?.pool?.size ?? 1) };
+}
+"""
+
+
+def cpython_rate(w: widgets.Widget, values: dict[str, Any], trials: int) -> dict[str, Any]:
+    started = time.perf_counter()
+    tally = w.estimate(values, 1, 0, trials)
+    seconds = time.perf_counter() - started
+    html = w.render_tally(tally, values)
+    return {"seconds": seconds, "rate": trials / seconds, "digest": api.html_digest(html)}
+
+
+def link_for(out: Path, s: Scenario, w: widgets.Widget, values: dict[str, Any]) -> str:
+    html = (out / s.page).read_text(encoding="utf-8")
+    m = re.search(rf'<section[^>]*id="{s.instance}".*?<script type="application/json" class="widget-base">(.*?)</script>',
+                  html, re.S)
+    if not m:
+        raise SystemExit(f"no #{s.instance} with a widget base on {s.page}")
+    base = w.validate(json.loads(m.group(1)))
+    state = w.state_text(values, base)
+    return f"/{s.page}" + (f"?{s.instance}={quote(state, safe='~.')}" if state else "")
+
+
+def calculator_change(out: Path, s: Scenario) -> tuple[str, list[str]] | tuple[None, list[str]]:
+    """A number input of the page's calculator and two values to alternate between."""
+    html = (out / s.page).read_text(encoding="utf-8")
+    section = re.search(rf'<section[^>]*id="{s.calculator}".*?</section>', html, re.S)
+    if not section:
+        return None, []
+    for m in re.finditer(r'<input type="number"[^>]*>', section.group(0)):
+        tag = m.group(0)
+        ident = re.search(r'id="([^"]+)"', tag)
+        value = re.search(r'value="(-?\d+)"', tag)
+        high = re.search(r'max="(-?\d+)"', tag)
+        if ident and value and "sim-trials" not in tag:
+            v = int(value.group(1))
+            other = v - 1 if high and v + 1 > int(high.group(1)) else v + 1
+            return f"#{ident.group(1)}", [str(v), str(other)]
+    return None, []
+
+
+def browser_run(ctx: Any, origin: str, link: str, s: Scenario, control: str | None, values: list[str],
+                trials: int, warmup: int) -> dict[str, Any]:
+    page = ctx.new_page()
+    try:
+        page.goto(origin + link, wait_until="commit")
+        benchmark.wait_widgets_live(page, "/" + s.page)
+        benchmark.wait_engine_warm(page)
+        sim = f"#{s.instance} .widget-sim"
+        args = {"sim": sim, "calc": s.calculator, "controlSelector": control, "values": values,
+                "timeoutMs": benchmark.TIMEOUT_MS, "pauseMs": 30}
+        page.evaluate(RUN_JS, {**args, "trials": warmup, "calc": None})  # warms the code up
+        # Extra workers start once a run goes on for half a second; here they
+        # start now, and the measured run begins once they are up.
+        page.evaluate("() => window.rulesExplorer.pool.startHelpers()")
+        page.wait_for_function("() => (window.rulesExplorer.pool.helpers ?? []).every((h) => h.state !== 'loading')")
+        return page.evaluate(RUN_JS, {**args, "trials": trials})
+    finally:
+        page.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3, help="runs per figure (default 3)")
+    parser.add_argument("--trials", type=int, default=1000, help="battles in a measured run (default 1000)")
+    parser.add_argument("--warmup", type=int, default=300, help="battles in the warm-up run before it (default 300)")
+    parser.add_argument("--workers", default="1,2", help="pool sizes to measure, comma-separated (default 1,2)")
+    parser.add_argument("--site", type=Path, help="an already built site to serve instead of building one")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "simulation.json", help="JSON results file")
+    args = parser.parse_args(argv)
+    sizes = [int(x) for x in args.workers.split(",")]
+    from playwright.sync_api import sync_playwright
+
+    started = time.monotonic()
+    raw: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-sim-") as tmp:
+        out = args.site
+        if out is None:
+            out = Path(tmp) / "site"
+            print("building the site...", flush=True)
+            benchmark.quietly(lambda: build.build(build.Config(output=out, runtime=True)))
+        server = benchmark.Server(out)
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=benchmark.CHROMIUM, args=benchmark.CHROMIUM_ARGS,
+                                             headless=True)
+                try:
+                    for s in SCENARIOS:
+                        w = widgets.get(f"{s.system}.battle")
+                        values = w.validate(s.inputs)
+                        link = link_for(out, s, w, values)
+                        control, alternate = calculator_change(out, s)
+                        entry = raw[s.system] = {"label": s.label, "link": link, "cpython": [],
+                                                 "browser": {str(k): [] for k in sizes}}
+                        for run in range(args.runs):
+                            cp = cpython_rate(w, values, args.trials)
+                            entry["cpython"].append(cp)
+                            for k in sizes:
+                                ctx = browser.new_context()
+                                ctx.add_init_script(f"globalThis.rulesExplorerWorkers = {k};")
+                                ctx.set_default_timeout(benchmark.TIMEOUT_MS)
+                                try:
+                                    b = browser_run(ctx, server.origin, link, s, control, alternate, args.trials,
+                                                    args.warmup)
+                                finally:
+                                    ctx.close()
+                                if b["state"] != "done" or b["digest"] != cp["digest"]:
+                                    raise SystemExit(f"{s.system}, {k} worker(s): the run ended {b['state']} with "
+                                                     f"digest {b['digest']}, CPython's is {cp['digest']}")
+                                b.pop("html")
+                                b["rate"] = args.trials / (b["ms"] / 1000)
+                                entry["browser"][str(k)].append(b)
+                                print(f"[{time.monotonic() - started:4.0f} s] {s.system} run {run + 1}: CPython "
+                                      f"{cp['rate']:.0f}/s, browser x{k} {b['rate']:.0f}/s, first "
+                                      f"{b['first_ms']:.0f} ms, recompute p95 "
+                                      f"{benchmark.percentile(b['recompute_ms'], 95) or 0:.1f} ms", flush=True)
+                finally:
+                    browser.close()
+        finally:
+            server.close()
+    rows = summarise(raw, sizes, args.trials)
+    print()
+    print(table(rows))
+    result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "machine": benchmark.machine(benchmark.chromium_version()), "git": benchmark.git_state(),
+              "settings": {"runs": args.runs, "trials": args.trials, "warmup": args.warmup, "workers": sizes,
+                           "targets": TARGETS}, "figures": rows, "raw": raw, "wall_s": time.monotonic() - started}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    print(f"\nwrote {args.out} ({result['wall_s']:.0f} s in all)")
+    return 0
+
+
+def summarise(raw: dict[str, Any], sizes: list[int], trials: int) -> list[dict[str, Any]]:
+    rows = []
+    for system, entry in raw.items():
+        s = next(x for x in SCENARIOS if x.system == system)
+        cp = benchmark.median([r["rate"] for r in entry["cpython"]])
+        rows.append({"figure": f"{system}: CPython battles/s (one core)", "value": f"{cp:.0f}", "target": ""})
+        for k in sizes:
+            runs = entry["browser"][str(k)]
+            rate = benchmark.median([r["rate"] for r in runs])
+            ms = benchmark.median([r["ms"] for r in runs])
+            first = benchmark.median([r["first_ms"] for r in runs if r["first_ms"] is not None])
+            p95 = benchmark.percentile([x for r in runs for x in r["recompute_ms"]], 95)
+            p50 = benchmark.percentile([x for r in runs for x in r["recompute_ms"]], 50)
+            ratio = rate / cp if cp else None
+            rows += [
+                {"figure": f"{system}: browser battles/s, {k} worker(s)", "value": f"{rate:.0f} ({ratio:.2f}x CPython)",
+                 "target": f">= {TARGETS['browser_ratio']}x CPython: {'met' if ratio and ratio >= TARGETS['browser_ratio'] else 'not met'}"},
+                {"figure": f"{system}: {trials} battles in the browser, {k} worker(s)", "value": f"{ms / 1000:.2f} s",
+                 "target": f"< {s.target_ms / 1000:.0f} s: {'met' if ms < s.target_ms else 'not met'}"},
+                {"figure": f"{system}: first estimate on screen, {k} worker(s)",
+                 "value": f"{first:.0f} ms" if first is not None else "-",
+                 "target": f"< {TARGETS['first_ms']:.0f} ms: {'met' if first is not None and first < TARGETS['first_ms'] else 'not met'}"},
+                {"figure": f"{system}: calculator recompute during the run, {k} worker(s), p50 / p95",
+                 "value": f"{p50:.1f} / {p95:.1f} ms" if p95 is not None else "-",
+                 "target": f"p95 < {TARGETS['recompute_p95_ms']:.0f} ms: {'met' if p95 is not None and p95 < TARGETS['recompute_p95_ms'] else 'not met'}"},
+            ]
+    return rows
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    width = max(len(r["figure"]) for r in rows)
+    vwidth = max(len(r["value"]) for r in rows)
+    lines = [f"{'figure':<{width}}  {'value':>{vwidth}}  target", f"{'-' * width}  {'-' * vwidth}  {'-' * 30}"]
+    lines += [f"{r['figure']:<{width}}  {r['value']:>{vwidth}}  {r['target']}" for r in rows]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
