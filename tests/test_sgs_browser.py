@@ -1,0 +1,131 @@
+"""The card game's battle page in Chromium, Firefox and WebKit.
+
+A seeded battle is told round by round, one ``<details>`` a round, and a
+round opens on a click; a shared link carrying twelve units a side, leaders,
+cards and changed settings opens to the same form and to CPython's result,
+battle and estimate. (Every widget of the card game's pages also answers an
+input change with CPython's HTML in all three browsers: test_browser.py and
+test_browsers.py walk every widget page.) Expected HTML is the engine's own,
+computed here in CPython for the state under test.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from browsers import Driver
+from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
+
+from engine import schema, widgets
+from engine.sgs.widgets import SETTINGS
+
+pytestmark = pytest.mark.browser
+
+PAGE = "sgs/panic-rout-and-pursuit.html"
+INSTANCE = "sgs-battle"
+SIM = f"#{INSTANCE} .widget-sim"
+ROLL = f"#{INSTANCE} .roll-result"
+TRIALS = 200
+"""Short runs keep the slowest browser quick; any run gives CPython's figures for the same trials."""
+
+W = widgets.get("sgs.battle")
+
+SET = """(id, value) => { const c = document.getElementById(id);
+    if (c.type === 'checkbox') c.checked = value === true; else c.value = value;
+    c.dispatchEvent(new Event('change', {bubbles: true})); }"""
+VALUES = """(ids) => ids.map(id => { const c = document.getElementById(id);
+    return c === null ? null : c.type === 'checkbox' ? c.checked : c.value; })"""
+SIM_DONE = "(s, n) => { const e = document.querySelector(s); return e.dataset.state === 'done' && Number(e.querySelector('progress').value) === n; }"
+
+
+def control(path: str) -> str:
+    return f"{INSTANCE}--{path.replace('.', '-')}"
+
+
+def open_short(driver: Driver, site_url: str, query: str = "") -> dict[str, Any]:
+    """Open the page with short Monte Carlo runs; the page's base inputs."""
+    open_live(driver, site_url + f"{PAGE}?{query}{INSTANCE}.trials={TRIALS}#{INSTANCE}")
+    driver.wait(SIM_DONE, SIM, TRIALS, timeout=60)
+    return W.validate(base_inputs(driver, INSTANCE))
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_seeded_battle_is_told_round_by_round(driver, site_url):
+    base = open_short(driver, site_url)
+    seed = 4  # six rounds in the page's battle
+    sample = W.roll(base, seed)
+    assert len(sample["events"]) >= 6
+    driver.call(SET, f"{INSTANCE}--seed", str(seed))
+    shows(driver, ROLL, W.render_sample(sample), f"the battle of seed {seed}")
+    rounds = driver.call("(s) => document.querySelectorAll(s + ' details.battle-round').length", ROLL)
+    assert rounds == len(sample["events"])
+    opened = driver.call("""(s) => { const all = document.querySelectorAll(s + ' details.battle-round');
+        const d = all[all.length - 1]; const before = d.open, height = d.getBoundingClientRect().height;
+        d.querySelector('summary').click();
+        return [before, d.open, d.getBoundingClientRect().height > height, d.querySelector('summary').textContent]; }""",
+                         ROLL)
+    assert opened[:3] == [False, True, True], opened
+    assert opened[3].startswith(f"{rounds}. "), opened
+    outcome = driver.call("(s) => document.querySelector(s + ' p.outcome').textContent", ROLL)
+    assert outcome.startswith(f"The {sample['winner']} wins after {sample['rounds']} round(s)"), outcome
+    assert driver.errors() == []
+
+
+def shared_state(page_base: dict[str, Any]) -> dict[str, Any]:
+    """Twelve unit rows a side with every kind of unit, leaders, boosters, a card, and eight changed settings."""
+    rnd = random.Random(15)
+    kinds = [{}, {"artillery": True}, {"air": True}, {"recon": True}, {"mines": True, "role": "support"},
+             {"cav": True, "armour": True, "pursuit": True}, {"elite": True}, {"priority": "first"}]
+
+    def units(side: int) -> list[dict[str, Any]]:
+        return [{"count": rnd.randint(1, 2), "strength": rnd.randint(2, 8), "combat": rnd.randint(2, 6),
+                 "reduced": rnd.randint(1, 3), "morale": rnd.randint(1, 6), "rof": rnd.randint(1, 2),
+                 **kinds[(k + side) % len(kinds)]} for k in range(12)]
+    settings: dict[str, Any] = {}
+    for f in SETTINGS.fields:
+        if len(settings) == 8:
+            break
+        current = page_base["settings"][f.name]
+        if isinstance(f, schema.Boolean):
+            settings[f.name] = not current
+        elif isinstance(f, schema.Choice):
+            settings[f.name] = next(c for c in f.choices if c != current)
+        elif isinstance(f, schema.Integer):
+            settings[f.name] = current + 1 if f.maximum is None or current < f.maximum else current - 1
+    attacker = {**page_base["attacker"], "units": units(0), "leader_morale": 2, "leader_combat": 3, "card": 1}
+    defender = {**page_base["defender"], "units": units(1), "booster_morale": 1, "scenario_morale": -1}
+    values = W.validate({**page_base, "attacker": attacker, "defender": defender,
+                         "settings": {**page_base["settings"], **settings}, "terrain_defence": 2, "crossing": 1})
+    assert sum(values["settings"][k] != page_base["settings"][k] for k in settings) == 8
+    return values
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_shared_battle_of_twelve_units_a_side_round_trips(driver, site_url):
+    open_live(driver, site_url + PAGE)
+    page_base = W.validate(base_inputs(driver, INSTANCE))
+    values = shared_state(page_base)
+    state = W.state_text(values, page_base)
+    assert len(state) < 2000, len(state)
+    assert W.from_link({"": state}, page_base) == (values, [])
+    open_short(driver, site_url, f"{INSTANCE}={quote(state, safe='')}&{INSTANCE}.seed=3&")
+    paths: list[tuple[str, Any]] = []
+    for side in ("attacker", "defender"):
+        for k, row in enumerate(values[side]["units"]):
+            paths += [(f"{side}.units.{k}.{name}", v) for name, v in row.items()]
+        paths += [(f"{side}.{name}", v) for name, v in values[side].items() if name != "units"]
+    paths += [(f"settings.{name}", v) for name, v in values["settings"].items()]
+    paths += [(name, values[name]) for name in ("terrain_defence", "crossing", "first_shot")]
+    shown = driver.call(VALUES, [control(p) for p in (p for p, _ in paths)])
+    expected = [v if isinstance(v, bool) else schema.to_text(v) for _, v in paths]
+    wrong = [(p, s, e) for (p, _), s, e in zip(paths, shown, expected) if s != e]
+    assert not wrong, wrong[:10]
+    shows(driver, f"#{INSTANCE} .widget-result", W.render(W.run(values)), "the shared battle: the result")
+    shows(driver, ROLL, W.render_sample(W.roll(values, 3)), "the shared battle: seed 3")
+    driver.wait(SIM_DONE, SIM, TRIALS, timeout=60)
+    shows(driver, f"{SIM} .sim-result", W.render_tally(W.estimate(values, 3, 0, TRIALS), values),
+          "the shared battle: the estimate")
+    assert driver.errors() == []
