@@ -33,7 +33,8 @@ REASONS = {"eliminated": "one side had no combat unit left fighting",
 
 def _shot(s: Mapping[str, Any]) -> str:
     dice = " then ".join(str(d) for d in s["dice"])
-    return f"{s['unit']} rolls {dice} against {s['target']}: {'hit' if s['hit'] else 'miss'}"
+    result = "hit, cancelled by a card" if s.get("cancelled") else "hit" if s["hit"] else "miss"
+    return f"{s['unit']} rolls {dice} against {s['target']}: {result}"
 
 
 def round_lines(event: Mapping[str, Any]) -> list[str]:
