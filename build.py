@@ -821,6 +821,14 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
                        "long was probably edited by hand or pasted twice. Open the page without it.")
         super().send_error(code, message, explain)
 
+    def handle(self) -> None:
+        # A browser that drops a download it no longer needs (a page left, an
+        # extra engine worker stopped) is not an error of the server's.
+        try:
+            super().handle()
+        except (ConnectionResetError, BrokenPipeError):
+            pass
+
     def log_message(self, format: str, *args: Any) -> None:
         if os.environ.get("SITE_QUIET") != "1":
             super().log_message(format, *args)

@@ -221,6 +221,26 @@ def test_the_server_explains_a_link_too_long_for_it(tmp_path):
     assert reply.status == 414 and "longer than the server accepts" in body
 
 
+def test_the_server_takes_a_dropped_download_quietly(tmp_path, capsys):
+    """A browser stops a download it no longer needs (a page left, a worker stopped): no traceback."""
+    import socket
+    import struct
+
+    from conftest import serving
+
+    (tmp_path / "big.bin").write_bytes(b"x" * 30_000_000)
+    with serving(tmp_path) as url:
+        host, port = url.split("//")[1].rstrip("/").split(":")
+        for _ in range(3):
+            s = socket.create_connection((host, int(port)), timeout=10)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+            s.sendall(b"GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert s.recv(1000).startswith(b"HTTP/1.0 200")
+            s.close()
+        time.sleep(0.5)  # the handlers meet the reset while writing
+    assert "Traceback" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("text, value", [(" 5 ", 5), ("+5", 5), ("-0", 0), ("05", 5)])
 def test_plain_whole_number_spellings_still_read(text, value):
     assert schema.Integer("x", "", 1, minimum=-9, maximum=9).coerce(text, "x") == value
