@@ -330,30 +330,6 @@ def test_first_shot_card_applies_results_before_the_reply() -> None:
     assert first.eliminated == (0, 1) and first.winner == "attacker"
 
 
-def test_first_shot_card_may_cover_the_next_rounds_too() -> None:
-    a = Force((one("rifles", strength=1, combat=5),), leader_morale=5)
-    d = Force((one("rifles", strength=1, combat=5),), leader_morale=5)
-    dice = [9, 9, 0, 0]  # the main round: both miss; the first next round: both hit
-    main_only = fight(Setup(a, d, first_shot="attacker"), RULES, Scripted(dice), record=True)
-    assert [e["round"] for e in main_only.events] == ["main", "next"]
-    assert main_only.eliminated == (1, 1)
-    both = fight(Setup(a, d, first_shot="attacker", first_shot_rounds=("main", "next")), RULES, Scripted(dice),
-                 record=True)
-    assert both.eliminated == (0, 1) and both.winner == "attacker"
-    reply = both.events[1]["fire"][1]
-    assert reply["side"] == "defender" and reply["shots"] == []  # its only unit was gone before it fired
-
-
-def test_a_card_cancels_the_enemys_first_hits_as_rolled() -> None:
-    a = Force((one("rifles", strength=2, combat=9, rof=2),), leader_morale=5)
-    d = Force((one("rifles", strength=2, combat=9, rof=2),), leader_morale=5, cancel_hits=1)
-    out = fight(Setup(a, d), RULES, Scripted([0, 0, 0, 0] + [9] * 30), record=True)
-    fire = {f["side"]: f for f in out.events[0]["fire"]}
-    assert [s.get("cancelled", False) for s in fire["attacker"]["shots"]] == [True, False]
-    assert fire["attacker"]["hits"] == 1 and fire["defender"]["hits"] == 2
-    assert out.eliminated == (1, 0) and out.winner == "defender"
-
-
 def test_air_units_are_not_hit_before_the_main_round() -> None:
     a = Force((one("guns", combat=9, artillery=True, rof=2, strength=9),), leader_morale=9)
     d = Force((one("stukas", air=True, combat=-1), one("rifles", strength=9, combat=-1)), leader_morale=9)

@@ -92,29 +92,3 @@ def test_retreat_widget_draws_the_map_and_exact_ties() -> None:
     r = RETREAT.run({"north": {"supply": 1}, "units": 1})
     assert sorted((p["destinations"][0], p["p"]) for p in r["plans"]) == [("East", "1/2"), ("North", "1/2")]
     assert "<svg" in RETREAT.render(r)
-
-
-def test_a_breakthrough_takes_the_winners_leader_only_when_it_may_go() -> None:
-    def says(**inputs):
-        return RETREAT.render(RETREAT.run(inputs))
-    assert "Its leader goes with the units that break through." in says()
-    assert "go without a leader" in says(leader=False)
-    assert "go without a leader" in says(leader_may_go=False)
-    assert "leader" not in says(breakthrough=False)  # nobody breaks through: nothing to say of a leader
-    assert "leader" not in says(loser="attacker")
-
-
-def test_whole_flight_interception_odds_multiply_the_tests_it_meets() -> None:
-    # Two regions crossed, no enemy air at the destination, no modifier: each test succeeds on 0-3 of 0-9.
-    r = INTERCEPTION.run({"flight_crossed": 2, "flight_destination": False})
-    assert r["flight"]["tests"] == 2
-    assert r["flight"]["through"]["p"] == "9/25"  # (3/5)^2
-    assert r["flight"]["expected"]["value"] == "4/5"
-    assert [(x["result"], x["p"]) for x in r["flight"]["first"]] == [
-        ("region crossed 1", "2/5"), ("region crossed 2", "6/25"), ("no test succeeds", "9/25")]
-    # At the destination -1 (faces 1-4 succeed); from next to it -1 and -1 (faces 2-5): 2/5 each.
-    r = INTERCEPTION.run({"flight_crossed": 0, "flight_destination": True, "flight_adjacent_destination": 1,
-                          "settings": {"intercept_below_zero": False}})
-    assert [(x["result"], x["p"]) for x in r["flight"]["first"]] == [
-        ("destination", "2/5"), ("next to the destination 1", "6/25"), ("no test succeeds", "9/25")]
-    assert "Where the whole flight is first intercepted" in INTERCEPTION.render(r)

@@ -44,7 +44,7 @@ from .shots import Shooter, hits_distribution
 __all__ = ["Plane", "AA_RADAR", "AA_ALL_STEALTH", "INTERCEPTION_MODIFIERS", "aa_modifier", "split_volley",
            "volley_odds", "interceptor", "interception_modifiers", "interception_chance", "interception_points",
            "air_combat_odds", "fire_volley", "apply_volley", "VolleyResult", "AirCombat", "air_combat",
-           "Interceptor", "aa_fire", "flight_tests", "flight_odds"]
+           "Interceptor", "aa_fire"]
 
 Interceptor: TypeAlias = Literal["active", "inactive"]
 
@@ -143,56 +143,6 @@ def interception_points(path: Sequence[str], neighbours: Mapping[str, Sequence[s
             if other in enemy_fighters and other != region:
                 out.append((region, other, last))
     return out
-
-
-def flight_tests(*, crossed: int, destination: bool, adjacent_crossed: int, adjacent_destination: int,
-                 radar: bool, inactive_fighters: bool, all_grounded: bool,
-                 card: int = 0) -> list[tuple[str, tuple[tuple[str, int], ...]]]:
-    """The interception tests of a whole flight, in the order it meets them, with each one's modifiers.
-
-    ``crossed`` regions with enemy aircraft on the way, ``destination``
-    whether the destination holds some; ``adjacent_*`` tests made from
-    neighbouring regions with enemy fighters, on the way and at the
-    destination. Radar, fighters, grounded interceptors and cards are taken
-    as the same for every test. (The order of tests within a region does not
-    change any chance below.)
-
-    >>> [name for name, _ in flight_tests(crossed=1, destination=True, adjacent_crossed=1, adjacent_destination=0,
-    ...                                    radar=False, inactive_fighters=True, all_grounded=False)]
-    ['region crossed 1', 'next to the way 1', 'destination']
-    """
-    common = {"radar": radar, "inactive_fighters": inactive_fighters, "all_grounded": all_grounded, "card": card}
-    tests = [(f"region crossed {k}", interception_modifiers(False, same_region=True, **common))
-             for k in range(1, crossed + 1)]
-    tests += [(f"next to the way {k}", interception_modifiers(False, same_region=False, **common))
-              for k in range(1, adjacent_crossed + 1)]
-    if destination:
-        tests.append(("destination", interception_modifiers(True, same_region=True, **common)))
-    tests += [(f"next to the destination {k}", interception_modifiers(True, same_region=False, **common))
-              for k in range(1, adjacent_destination + 1)]
-    return tests
-
-
-def flight_odds(tests: Sequence[tuple[str, Sequence[tuple[str, int]]]],
-                rules: SgsRules) -> tuple[Fraction, Fraction, list[tuple[str, Fraction]]]:
-    """A whole flight's interception odds, exactly: the chance that no test succeeds, the number of
-    successes expected were the flight to go on after each, and the chance that each test is the
-    first to succeed.
-
-    >>> rules = SgsRules()
-    >>> none, expected, first = flight_odds([("a", ()), ("b", ())], rules)
-    >>> none, expected, first
-    (Fraction(9, 25), Fraction(4, 5), [('a', Fraction(2, 5)), ('b', Fraction(6, 25))])
-    """
-    through = Fraction(1)
-    expected = Fraction(0)
-    first = []
-    for name, mods in tests:
-        p = interception_chance(mods, rules)
-        first.append((name, through * p))
-        through *= 1 - p
-        expected += p
-    return through, expected, first
 
 
 def air_combat_odds(attackers: Sequence[Plane], defenders: Sequence[Plane], *, attacker_radar: bool,

@@ -91,8 +91,6 @@ class Battle:
         self.lost = [0, 0]
         self.dead = [0, 0]
         self.panic_count = [0, 0]
-        self.cancels = [setup.defender.cancel_hits, setup.attacker.cancel_hits]
-        """Hits of each side still to be cancelled by its enemy's cards."""
         self.active = [[True] * len(us) for us in self.units]
         """A unit is active while it has strength and has not panicked."""
         self.combat_idx = [[i for i, u in enumerate(us) if u.role == "combat"] for us in self.units]
@@ -183,7 +181,6 @@ class Battle:
                                armour=self.armour(s), enemy_armour=self.armour(1 - s))
         bonus = sum(v for _, v in mods)
         cav_hits = other_hits = 0
-        cancels = self.cancels
         die, reduced = self.die, self.rules.reduced_at_half
         shots: list[dict[str, Any]] = []
         for i in self.shooters(s, round_name):
@@ -196,19 +193,13 @@ class Battle:
                     d = die()
                     rolled.append(d)
                 hit = d <= target
-                cancelled = hit and cancels[s] > 0
-                if cancelled:
-                    cancels[s] -= 1
-                elif hit:
+                if hit:
                     if u.cav:
                         cav_hits += 1
                     else:
                         other_hits += 1
                 if log is not None:
-                    shot = {"unit": u.name, "target": target, "dice": rolled, "hit": hit}
-                    if cancelled:
-                        shot["cancelled"] = True
-                    shots.append(shot)
+                    shots.append({"unit": u.name, "target": target, "dice": rolled, "hit": hit})
         if log is not None:
             log.setdefault("fire", []).append({"side": SIDES[s], "modifiers": dict(mods), "shots": shots,
                                                "hits": cav_hits + other_hits})

@@ -33,8 +33,7 @@ REASONS = {"eliminated": "one side had no combat unit left fighting",
 
 def _shot(s: Mapping[str, Any]) -> str:
     dice = " then ".join(str(d) for d in s["dice"])
-    result = "hit, cancelled by a card" if s.get("cancelled") else "hit" if s["hit"] else "miss"
-    return f"{s['unit']} rolls {dice} against {s['target']}: {result}"
+    return f"{s['unit']} rolls {dice} against {s['target']}: {'hit' if s['hit'] else 'miss'}"
 
 
 def round_lines(event: Mapping[str, Any]) -> list[str]:

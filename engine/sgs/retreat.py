@@ -37,8 +37,7 @@ from fractions import Fraction
 from typing import Any
 
 __all__ = ["Region", "RegionMap", "RetreatPlan", "SMALL_MAP", "MAX_BREAKTHROUGHS", "FORT",
-           "defender_options", "defender_retreat", "defender_retreat_odds", "attacker_retreat", "breakthrough_targets",
-           "leader_goes"]
+           "defender_options", "defender_retreat", "defender_retreat_odds", "attacker_retreat", "breakthrough_targets"]
 
 MAX_BREAKTHROUGHS = 2
 """Breakthroughs a stack may make in one turn, where its side is allowed two."""
@@ -192,17 +191,6 @@ def breakthrough_targets(m: RegionMap, battle: str, *, allowed: bool, used: int,
     if not allowed or used >= limit:
         return ()
     return tuple(n for n in m[battle].neighbours if m[n].breakthrough)
-
-
-def leader_goes(*, present: bool, allowed: bool) -> bool:
-    """Whether the winner's leader goes with a breakthrough: only one that is there and allowed to.
-
-    Without it the units break through alone.
-
-    >>> leader_goes(present=True, allowed=True), leader_goes(present=True, allowed=False)
-    (True, False)
-    """
-    return present and allowed
 
 
 SMALL_MAP = RegionMap((

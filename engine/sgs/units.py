@@ -90,8 +90,6 @@ class Force:
     """The scenario's morale bonus for this side."""
     card: int = 0
     """Net combat modifier from cards, counted in every round."""
-    cancel_hits: int = 0
-    """Hits of the enemy that this side's cards cancel: the enemy's first hits of the battle, as rolled."""
     retreat_at: int | None = None
     """Clicks the retreat button at the start of a next round when its battle morale is at or below this."""
     retreat_after_recon: bool = False

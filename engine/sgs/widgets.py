@@ -263,14 +263,6 @@ AIR_INPUTS: Final = Group("inputs", "", fields=(
     Boolean("grounded", "Every interceptor started on the ground at an airfield.", False, label="All grounded"),
     Integer("card", "Net modifier from cards played at the start of air movement.", 0, minimum=-9, maximum=9,
             label="Card modifier"),
-    Integer("flight_crossed", "Regions with enemy aircraft the whole flight crosses before its destination.", 1,
-            minimum=0, maximum=8, label="Flight: regions crossed"),
-    Boolean("flight_destination", "The flight's destination holds enemy aircraft.", True,
-            label="Flight: enemy air at destination"),
-    Integer("flight_adjacent", "Tests from neighbouring regions with enemy fighters along the way.", 0,
-            minimum=0, maximum=8, label="Flight: neighbours on the way"),
-    Integer("flight_adjacent_destination", "Tests from regions with enemy fighters next to the destination.", 0,
-            minimum=0, maximum=8, label="Flight: neighbours of destination"),
     Integer("aa_value", "Combat value of the AA fire.", 3, minimum=0, maximum=15, label="AA value"),
     Integer("aa_shots", "AA shots.", 2, minimum=0, maximum=12, label="AA shots"),
     Boolean("aa_radar", "The AA's nation has radar.", False, label="AA radar"),
@@ -298,18 +290,7 @@ def air_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     combat = air.air_combat_odds(_planes(values["attackers"]), _planes(values["defenders"]),
                                  attacker_radar=values["attacker_radar"], defender_radar=values["defender_radar"],
                                  rules=rules)
-    tests = air.flight_tests(crossed=values["flight_crossed"], destination=values["flight_destination"],
-                             adjacent_crossed=values["flight_adjacent"],
-                             adjacent_destination=values["flight_adjacent_destination"], radar=values["radar"],
-                             inactive_fighters=values["inactive_fighters"], all_grounded=values["grounded"],
-                             card=values["card"])
-    through, expected, first = air.flight_odds(tests, rules)
-    flight = {"tests": len(tests), "through": prob_json(through),
-              "expected": {"value": fraction_text(expected), "float": float(expected)},
-              "first": [{"result": name, **prob_json(p)} for name, p in first]
-              + [{"result": "no test succeeds", **prob_json(through)}]}
     return {"modifiers": [{"rule": k, "value": v} for k, v in mods], "modifier_total": sum(v for _, v in mods),
-            "flight": flight,
             "interception": prob_json(air.interception_chance(mods, rules)), "aa_value": aa_value,
             "aa": [{"result": f"{p} panic(s), {h} hit(s)", **prob_json(q)} for (p, h), q in volley.probabilities().items()],
             "combat": {k: prob_json(v) for k, v in combat.items()},
@@ -321,11 +302,6 @@ def air_render(r: Mapping[str, Any]) -> str:
             + present.figures([{"label": "Interception succeeds (modified 0 to 3)", **r["interception"]},
                                {"label": "Moving side wins the air combat", **r["combat"]["attacker"]},
                                {"label": "Interceptors win (ties included)", **r["combat"]["defender"]}])
-            + present.figures([{"label": f"The whole flight meets {r['flight']['tests']} test(s); none succeeds",
-                                **r["flight"]["through"]},
-                               {"label": "Successful interceptions expected, were it to fly on after each",
-                                "value": f"{r['flight']['expected']['value']} ≈ {r['flight']['expected']['float']:.2f}"}])
-            + present.distribution(r["flight"]["first"], "Where the whole flight is first intercepted", "Test")
             + present.distribution(r["aa"], f"AA fire at value {r['aa_value']}", "Effect")
             + present.assumptions(r["assumptions"]))
 
@@ -376,8 +352,6 @@ def _force_group(name: str, force: Force, label: str) -> Group:
         Integer("scenario_morale", "Scenario morale bonus.", force.scenario_morale, minimum=-9, maximum=9,
                 label="Scenario bonus"),
         Integer("card", "Net card modifier to every shot.", force.card, minimum=-9, maximum=9, label="Cards"),
-        Integer("cancel_hits", "Enemy hits this side's cards cancel (the enemy's first hits of the battle).",
-                force.cancel_hits, minimum=0, maximum=9, label="Hits cancelled"),
         Integer("retreat_at", "Retreat from a next round at this battle morale or lower (-99: never).", -99,
                 minimum=-99, maximum=20, label="Retreat at"),
         Boolean("retreat_after_recon", "Withdraw straight after a recon round.", False, label="Leave after recon"),
@@ -396,13 +370,8 @@ BATTLE_INPUTS: Final = Group("inputs", "", fields=(
     Boolean("entrenched", "The defender is entrenched.", TWELVE_A_SIDE.entrenched, label="Entrenched"),
     Boolean("recon_terrain", "The terrain allows recon.", True, label="Recon terrain"),
     Boolean("pursuit_terrain", "The terrain allows pursuit.", True, label="Pursuit terrain"),
-    Choice("first_shot", "A card gives one side the first shot.", "none",
+    Choice("first_shot", "A card gives one side the first shot in the main round.", "none",
            choices=("none", "attacker", "defender"), label="First shot"),
-    Choice("first_shot_rounds", "Rounds the first-shot card covers.", "main", choices=("main", "main and next"),
-           labels={"main": "The main round", "main and next": "The main round and the next rounds"},
-           label="First shot in",
-           assumed="The source says such a card covers one round or both without naming them; we read them as "
-                   "the main round and the next rounds, and take the main round alone by default."),
     Choice("retreat_card", "A retreat card calls the battle off and sends this side back.", "none",
            choices=("none", "attacker", "defender"), label="Retreat card"),
     SETTINGS,
@@ -418,7 +387,7 @@ def _force(v: Mapping[str, Any]) -> Force:
                   for n, u in enumerate(v["units"]) for k in range(u["count"]))
     return Force(units, leader_morale=v["leader_morale"], leader_combat=v["leader_combat"],
                  booster_combat=v["booster_combat"], booster_morale=v["booster_morale"],
-                 scenario_morale=v["scenario_morale"], card=v["card"], cancel_hits=v["cancel_hits"],
+                 scenario_morale=v["scenario_morale"], card=v["card"],
                  retreat_at=None if v["retreat_at"] == -99 else v["retreat_at"],
                  retreat_after_recon=v["retreat_after_recon"])
 
@@ -430,7 +399,6 @@ def setup_from(values: Mapping[str, Any]) -> Setup:
                  terrain_attack=values["terrain_attack"], crossing=values["crossing"], entrenched=values["entrenched"],
                  recon_terrain=values["recon_terrain"], pursuit_terrain=values["pursuit_terrain"],
                  first_shot=None if first == "none" else first,
-                 first_shot_rounds=("main",) if values["first_shot_rounds"] == "main" else ("main", "next"),
                  retreat_card=None if values["retreat_card"] == "none" else values["retreat_card"])
 
 
@@ -560,8 +528,6 @@ RETREAT_INPUTS: Final = Group("inputs", "", fields=(
     Integer("used", "Breakthroughs the stack has made this turn.", 0, minimum=0, maximum=2, label="Breakthroughs made"),
     Integer("limit", "Breakthroughs a turn for this side (one for some nations).", 2, minimum=1, maximum=2,
             label="Breakthrough limit"),
-    Boolean("leader", "A leader of the winner is in the battle.", True, label="Winner's leader present"),
-    Boolean("leader_may_go", "That leader is allowed to break through.", True, label="Leader may break through"),
 ) + tuple(_region_group(r) for r in _OUTER))
 
 
@@ -590,7 +556,6 @@ def retreat_compute(values: Mapping[str, Any]) -> dict[str, Any]:
                         for p, q in plans]
         out["breakthrough"] = list(retreat_map.breakthrough_targets(m, "Battle", allowed=values["breakthrough"],
                                                                     used=values["used"], limit=values["limit"]))
-        out["leader"] = retreat_map.leader_goes(present=values["leader"], allowed=values["leader_may_go"])
     else:
         plan = retreat_map.attacker_retreat(m, entries)
         out["plans"] = [{"destinations": list(plan.destinations), "steps": list(plan.steps), "p": "1", "float": 1.0}]
@@ -635,9 +600,6 @@ def retreat_render(r: Mapping[str, Any]) -> str:
     if r["loser"] == "defender":
         bt = ", ".join(r["breakthrough"]) or "none"
         parts.append(present.note(f"The attacker may break through into: {bt}."))
-        if r["breakthrough"]:
-            parts.append(present.note("Its leader goes with the units that break through." if r["leader"] else
-                                      "The units that break through go without a leader."))
     return "".join(parts)
 
 
