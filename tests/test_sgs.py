@@ -468,3 +468,17 @@ def test_breakthrough_needs_a_winning_attacker_with_mobile_units() -> None:
     foot = fight(Setup(Force((one(combat=9, rof=2),), leader_morale=3), Force((one(combat=-1),), leader_morale=3)),
                  RULES, Scripted([0, 0, 9]))
     assert foot.winner == "attacker" and not foot.breakthrough
+
+
+def test_breakthrough_takes_the_victorious_leader_when_allowed() -> None:
+    able = ("panzer", "motorised", "panzer 2")
+    p = retreat.breakthrough_party(able, leader="von Kleist", leader_may=True)
+    assert (p.units, p.leader, p.staying) == (able, "von Kleist", ())
+    # not allowed, or no leader at all: the units move alone
+    assert retreat.breakthrough_party(able, leader="von Kleist", leader_may=False).leader is None
+    assert retreat.breakthrough_party(able, leader=None, leader_may=True).leader is None
+    # the player leaves some behind; a leader never goes without units
+    p = retreat.breakthrough_party(able, leader="von Kleist", leader_may=True, leave=("panzer 2",))
+    assert (p.units, p.staying) == (("panzer", "motorised"), ("panzer 2",))
+    none = retreat.breakthrough_party(able, leader="von Kleist", leader_may=True, leave=able)
+    assert (none.units, none.leader) == ((), None)

@@ -92,3 +92,12 @@ def test_retreat_widget_draws_the_map_and_exact_ties() -> None:
     r = RETREAT.run({"north": {"supply": 1}, "units": 1})
     assert sorted((p["destinations"][0], p["p"]) for p in r["plans"]) == [("East", "1/2"), ("North", "1/2")]
     assert "<svg" in RETREAT.render(r)
+
+
+def test_retreat_widget_shows_who_breaks_through() -> None:
+    r = RETREAT.run({"able": 2, "leader": True, "leader_may": True})
+    assert r["party"]["units"] == ["unit 1", "unit 2"] and r["party"]["leader"] == "the leader"
+    assert "with the leader" in RETREAT.render(r)
+    alone = RETREAT.run({"able": 3, "leave": 1, "leader_may": False})
+    assert alone["party"]["units"] == ["unit 1", "unit 2"] and alone["party"]["leader"] is None
+    assert "the units move alone" in RETREAT.render(alone)

@@ -528,6 +528,11 @@ RETREAT_INPUTS: Final = Group("inputs", "", fields=(
     Integer("used", "Breakthroughs the stack has made this turn.", 0, minimum=0, maximum=2, label="Breakthroughs made"),
     Integer("limit", "Breakthroughs a turn for this side (one for some nations).", 2, minimum=1, maximum=2,
             label="Breakthrough limit"),
+    Integer("able", "Winning units able to break through (those that could pursue).", 2, minimum=0, maximum=12,
+            label="Units able to break through"),
+    Integer("leave", "Of those, how many the player leaves behind.", 0, minimum=0, maximum=12, label="Left behind"),
+    Boolean("leader", "A victorious leader is in the battle.", True, label="Leader present"),
+    Boolean("leader_may", "That leader is allowed to break through.", True, label="Leader may break through"),
 ) + tuple(_region_group(r) for r in _OUTER))
 
 
@@ -556,6 +561,12 @@ def retreat_compute(values: Mapping[str, Any]) -> dict[str, Any]:
                         for p, q in plans]
         out["breakthrough"] = list(retreat_map.breakthrough_targets(m, "Battle", allowed=values["breakthrough"],
                                                                     used=values["used"], limit=values["limit"]))
+        able = tuple(f"unit {n + 1}" for n in range(values["able"]))
+        party = retreat_map.breakthrough_party(able, leader="the leader" if values["leader"] else None,
+                                               leader_may=values["leader_may"],
+                                               leave=able[max(0, len(able) - values["leave"]):])
+        out["party"] = {"units": list(party.units), "leader": party.leader, "staying": list(party.staying),
+                        "steps": list(party.steps)}
     else:
         plan = retreat_map.attacker_retreat(m, entries)
         out["plans"] = [{"destinations": list(plan.destinations), "steps": list(plan.steps), "p": "1", "float": 1.0}]
@@ -600,6 +611,14 @@ def retreat_render(r: Mapping[str, Any]) -> str:
     if r["loser"] == "defender":
         bt = ", ".join(r["breakthrough"]) or "none"
         parts.append(present.note(f"The attacker may break through into: {bt}."))
+        party = r.get("party")
+        if party is not None and r["breakthrough"]:
+            if party["units"]:
+                who = ", ".join(party["units"]) + (f", with {party['leader']}" if party["leader"]
+                                                    else " (no leader: the units move alone)")
+            else:
+                who = "nobody (no breakthrough)"
+            parts.append(present.section(f"Breaking through: {who}", present.steps(party["steps"])))
     return "".join(parts)
 
 
