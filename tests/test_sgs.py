@@ -482,3 +482,25 @@ def test_breakthrough_takes_the_victorious_leader_when_allowed() -> None:
     assert (p.units, p.staying) == (("panzer", "motorised"), ("panzer 2",))
     none = retreat.breakthrough_party(able, leader="von Kleist", leader_may=True, leave=able)
     assert (none.units, none.leader) == ((), None)
+
+
+def test_whole_flight_interception_by_hand() -> None:
+    # one roll per test (the side handling it), tests in flight order; interceptors have radar (-3)
+    points = [("A", "A", False), ("B", "X", False), ("C", "Y", True)]
+    tests, clear = air.flight_interception(points, radar=True, inactive_fighters=True, all_grounded=False,
+                                           rules=RULES)
+    # A: -3, faces 0-6 -> 7/10; B: -3 -1 (next region) -> 0-7, 8/10; C: -3 -1 -1 (destination) -> 0-8, 9/10
+    assert [t.chance for t in tests] == [Fraction(7, 10), Fraction(8, 10), Fraction(9, 10)]
+    assert [t.first for t in tests] == [Fraction(7, 10), Fraction(3, 10) * Fraction(8, 10),
+                                        Fraction(3, 10) * Fraction(2, 10) * Fraction(9, 10)]
+    assert clear == Fraction(3, 500) and sum(t.first for t in tests) + clear == 1
+    # a roll pushed below 0 no longer counts: C needs 5-8 on the die, 4/10
+    strict = dataclasses.replace(RULES, intercept_below_zero=False)
+    tests, clear = air.flight_interception(points, radar=True, inactive_fighters=True, all_grounded=False,
+                                           rules=strict)
+    assert [t.chance for t in tests] == [Fraction(4, 10), Fraction(4, 10), Fraction(4, 10)]
+    assert clear == Fraction(6, 10) ** 3
+    # the same result through the points a path produces
+    pts = air.interception_points(["B", "C"], {"B": ["A", "C", "D"], "C": ["B", "D"]}, ["C", "D"], ["D"])
+    assert len(air.flight_interception(pts, radar=False, inactive_fighters=True, all_grounded=False,
+                                       rules=RULES)[0]) == 3

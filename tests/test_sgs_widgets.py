@@ -101,3 +101,10 @@ def test_retreat_widget_shows_who_breaks_through() -> None:
     alone = RETREAT.run({"able": 3, "leave": 1, "leader_may": False})
     assert alone["party"]["units"] == ["unit 1", "unit 2"] and alone["party"]["leader"] is None
     assert "the units move alone" in RETREAT.render(alone)
+
+
+def test_interception_widget_gives_whole_flight_odds() -> None:
+    r = INTERCEPTION.run({"radar": True, "route_here": 1, "route_next": 1, "dest_here": False, "dest_next": 1})
+    assert [f["p"] for f in r["flight"]] == ["7/10", "6/25", "27/500"]
+    assert r["flight_clear"]["p"] == "3/500" and r["flight_caught"]["p"] == "497/500"
+    assert "Gets through with no interception" in INTERCEPTION.render(r)

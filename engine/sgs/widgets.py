@@ -263,6 +263,14 @@ AIR_INPUTS: Final = Group("inputs", "", fields=(
     Boolean("grounded", "Every interceptor started on the ground at an airfield.", False, label="All grounded"),
     Integer("card", "Net modifier from cards played at the start of air movement.", 0, minimum=-9, maximum=9,
             label="Card modifier"),
+    Integer("route_here", "Regions crossed before the destination that hold the intercepting side's planes.", 0,
+            minimum=0, maximum=8, label="Tests en route (same region)"),
+    Integer("route_next", "Tests en route against fighters in a region next to one crossed.", 1, minimum=0,
+            maximum=8, label="Tests en route (next region)"),
+    Boolean("dest_here", "The destination holds the intercepting side's planes.", True,
+            label="Test at destination (same region)"),
+    Integer("dest_next", "Tests at the destination against fighters in neighbouring regions.", 0, minimum=0,
+            maximum=8, label="Tests at destination (next region)"),
     Integer("aa_value", "Combat value of the AA fire.", 3, minimum=0, maximum=15, label="AA value"),
     Integer("aa_shots", "AA shots.", 2, minimum=0, maximum=12, label="AA shots"),
     Boolean("aa_radar", "The AA's nation has radar.", False, label="AA radar"),
@@ -290,8 +298,18 @@ def air_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     combat = air.air_combat_odds(_planes(values["attackers"]), _planes(values["defenders"]),
                                  attacker_radar=values["attacker_radar"], defender_radar=values["defender_radar"],
                                  rules=rules)
+    points = ([("en route", "en route", False)] * values["route_here"]
+              + [("en route", "next door", False)] * values["route_next"]
+              + [("destination", "destination", True)] * values["dest_here"]
+              + [("destination", "next door", True)] * values["dest_next"])
+    tests, clear = air.flight_interception(points, radar=values["radar"], inactive_fighters=values["inactive_fighters"],
+                                           all_grounded=values["grounded"], card=values["card"], rules=rules)
+    flight = [{"label": f"Test {n + 1} ({t.region}, interceptors {'in the region' if t.interceptors == t.region else 'next door'}"
+                        f", modifier {sum(v for _, v in t.modifiers):+d}): first interception here", **prob_json(t.first)}
+              for n, t in enumerate(tests)]
     return {"modifiers": [{"rule": k, "value": v} for k, v in mods], "modifier_total": sum(v for _, v in mods),
             "interception": prob_json(air.interception_chance(mods, rules)), "aa_value": aa_value,
+            "flight": flight, "flight_clear": prob_json(clear), "flight_caught": prob_json(1 - clear),
             "aa": [{"result": f"{p} panic(s), {h} hit(s)", **prob_json(q)} for (p, h), q in volley.probabilities().items()],
             "combat": {k: prob_json(v) for k, v in combat.items()},
             "assumptions": _assumptions(values, ("die", "intercept_below_zero", "air_panic_share", "air_winner"))}
@@ -302,6 +320,12 @@ def air_render(r: Mapping[str, Any]) -> str:
             + present.figures([{"label": "Interception succeeds (modified 0 to 3)", **r["interception"]},
                                {"label": "Moving side wins the air combat", **r["combat"]["attacker"]},
                                {"label": "Interceptors win (ties included)", **r["combat"]["defender"]}])
+            + (present.section("The whole flight: one roll per test, in flight order",
+                               present.figures(r["flight"]
+                                               + [{"label": "Intercepted at least once", **r["flight_caught"]},
+                                                  {"label": "Gets through with no interception",
+                                                   **r["flight_clear"]}]))
+               if r.get("flight") else "")
             + present.distribution(r["aa"], f"AA fire at value {r['aa_value']}", "Effect")
             + present.assumptions(r["assumptions"]))
 
