@@ -504,3 +504,54 @@ def test_whole_flight_interception_by_hand() -> None:
     pts = air.interception_points(["B", "C"], {"B": ["A", "C", "D"], "C": ["B", "D"]}, ["C", "D"], ["D"])
     assert len(air.flight_interception(pts, radar=False, inactive_fighters=True, all_grounded=False,
                                        rules=RULES)[0]) == 3
+
+
+# Cards -----------------------------------------------------------------------------
+
+def test_card_cancelling_the_first_shot() -> None:
+    a = Force((one("tanks", strength=4, combat=9, rof=2),), leader_morale=9)
+    d = Force((one("rifles", strength=4, combat=-1, morale=9),), leader_morale=9, cancel_first=True)
+    # every die shows 0: the attacker hits twice a round, the defender never hits and never panics
+    out = fight(Setup(a, d), RULES, Scripted([0] * 60), record=True)
+    main, nxt = out.events[0], out.events[1]
+    shots = main["fire"][0]["shots"]
+    assert [s.get("cancelled", False) for s in shots] == [True, False] and main["fire"][0]["hits"] == 1
+    assert main["allocation"][0]["hits"] == [{"unit": "rifles", "hits": 1, "left": 3}]
+    # once a battle (the default): both hits of the next round count
+    assert nxt["allocation"][0]["hits"] == [{"unit": "rifles", "hits": 2, "left": 1}]
+    # every round: the first hit of the next round is cancelled too
+    each = fight(Setup(a, d), dataclasses.replace(RULES, cancel_scope="round"), Scripted([0] * 60), record=True)
+    assert each.events[1]["allocation"][0]["hits"] == [{"unit": "rifles", "hits": 1, "left": 2}]
+    # without the card, two hits in the main round
+    plain = fight(Setup(a, dataclasses.replace(d, cancel_first=False)), RULES, Scripted([0] * 60), record=True)
+    assert plain.events[0]["allocation"][0]["hits"][0]["hits"] == 2
+
+
+def test_card_modifier_limited_to_one_round() -> None:
+    a = Force((Unit("guns", 3, 4, artillery=True),), card=2, card_rounds=("artillery",))
+    d = Force((Unit("rifles", 4, 4),))
+    s = Setup(a, d)
+    assert round_modifiers(s, "attacker", "artillery", RULES) == (("cards", 2),)
+    assert round_modifiers(s, "attacker", "main", RULES) == ()
+    assert round_modifiers(Setup(dataclasses.replace(a, card_rounds=None), d), "attacker", "main", RULES) == \
+        (("cards", 2),)
+
+
+def test_card_changes_battle_morale() -> None:
+    # 1 + mean 3 + card 2 = 6
+    assert battle_morale(1, [3, 3], air=False, armour=0, enemy_armour=0, card=2).total == 6
+    a = Force((one(),), leader_morale=1, card_morale=2)
+    d = Force((one(),), leader_morale=1, card_morale=-1)
+    out = fight(Setup(a, d), RULES, random.Random(3), record=True)
+    start = out.events[0]["morale_start"]
+    assert (start[0]["card"], start[0]["total"]) == (2, 6) and (start[1]["card"], start[1]["total"]) == (-1, 3)
+
+
+def test_first_shot_card_over_the_main_and_next_rounds() -> None:
+    a = Force((one("rifles", strength=1, combat=4),), leader_morale=5)
+    d = Force((one("rifles", strength=1, combat=4),), leader_morale=5)
+    # main round: both miss (9, 9); next round: a hit each way
+    main_only = fight(Setup(a, d, first_shot="defender"), RULES, Scripted([9, 9, 0, 0]))
+    assert main_only.eliminated == (1, 1)
+    both = fight(Setup(a, d, first_shot="defender", first_shot_rounds=("main", "next")), RULES, Scripted([9, 9, 0]))
+    assert both.eliminated == (1, 0) and both.winner == "defender"

@@ -108,3 +108,19 @@ def test_interception_widget_gives_whole_flight_odds() -> None:
     assert [f["p"] for f in r["flight"]] == ["7/10", "6/25", "27/500"]
     assert r["flight_clear"]["p"] == "3/500" and r["flight_caught"]["p"] == "497/500"
     assert "Gets through with no interception" in INTERCEPTION.render(r)
+
+
+def test_battle_form_takes_every_card_effect() -> None:
+    from engine.sgs.widgets import setup_from
+    values = BATTLE.validate({"first_shot": "defender", "first_shot_rounds": "main and next",
+                              "defender": {"cancel_first": True}, "attacker": {"card": 2, "card_rounds": "artillery",
+                                                                               "card_morale": 1}})
+    s = setup_from(values)
+    assert s.first_shot == "defender" and s.first_shot_rounds == ("main", "next")
+    assert s.defender.cancel_first and not s.attacker.cancel_first
+    assert (s.attacker.card, s.attacker.card_rounds, s.attacker.card_morale) == (2, ("artillery",), 1)
+    r = BATTLE.run(values)
+    plain = BATTLE.run(BATTLE.validate({}))
+    assert r["sides"]["attacker"]["morale"]["total"] == plain["sides"]["attacker"]["morale"]["total"] + 1
+    m = MORALE.run({"card": -2})
+    assert m["morale"]["card"] == -2 and m["morale"]["total"] == MORALE.run({})["morale"]["total"] - 2

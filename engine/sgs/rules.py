@@ -120,6 +120,12 @@ class SgsRules:
                                       "more hits": "the side that scored more hits (panics not counted)"},
                               assumed="The source says the loser flies home and ties go to the defender, "
                                       "but not how the winner is found.", section="Air")
+    cancel_scope: str = setting("battle", help="A card cancelling the first shot: the enemy's first hit of the "
+                                                "battle, or its first hit in each round.",
+                                choices=("battle", "round"),
+                                labels={"battle": "the first hit of the battle", "round": "the first hit of every round"},
+                                assumed="The source names cards cancelling the first shot as an exception to every "
+                                        "hit counting, and says no more.", section="Cards")
     intercept_below_zero: bool = setting(True, help="A modified interception roll below 0 still succeeds.",
                                          assumed="The source says a modified 0 to 3 succeeds; modifiers "
                                                  "can take the roll below 0.", section="Air")

@@ -97,7 +97,7 @@ def round_modifiers(setup: Setup, side: SideName, round_name: RoundName, rules: 
         kinds = ("cards",)
     attacking = side == "attacker"
     values = {
-        "cards": own.card,
+        "cards": own.card if own.card_rounds is None or round_name in own.card_rounds else 0,
         "terrain": -setup.terrain_attack if attacking else setup.terrain_defence,
         "entrenchment": -1 if attacking and setup.entrenched else 0,
         "leaders": max(0, own.leader_combat - enemy.leader_combat),

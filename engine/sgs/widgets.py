@@ -88,6 +88,8 @@ MORALE_INPUTS: Final = Group("inputs", "", fields=(
     Integer("enemy_armour", "Armour units on the other side.", 0, minimum=0, maximum=40, label="Enemy armour"),
     Integer("booster", "Morale boosters (HQ, leaders, logistics).", 0, minimum=-9, maximum=9, label="Boosters"),
     Integer("scenario", "The scenario's morale bonus.", 0, minimum=-9, maximum=9, label="Scenario bonus"),
+    Integer("card", "Change to battle morale from cards played in the card round.", 0, minimum=-9, maximum=9,
+            label="Cards"),
     Integer("lost_units", "Units eliminated or panicked so far.", 0, minimum=0, maximum=40, label="Units lost"),
     Integer("next_rounds", "Next rounds begun (one drop each).", 0, minimum=0, maximum=3, label="Next rounds"),
     Integer("heavy_rounds", "Rounds of heavy losses so far.", 0, minimum=0, maximum=8, label="Heavy-loss rounds"),
@@ -100,7 +102,7 @@ def morale_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     drops = values["lost_units"] + values["next_rounds"] + values["heavy_rounds"]
     bm = battle_morale(values["leader"], [u["morale"] for u in values["units"]], air=values["air"],
                        armour=values["armour"], enemy_armour=values["enemy_armour"], booster=values["booster"],
-                       scenario=values["scenario"], drops=drops, rounding=rules.mean_rounding)
+                       scenario=values["scenario"], drops=drops, rounding=rules.mean_rounding, card=values["card"])
     morales = [u["morale"] for u in values["units"]]
     low = demoralised(bm.total, rules)
     return {"morale": bm.to_json(), "mean_exact": fraction_text(Fraction(sum(morales), len(morales)))
@@ -114,7 +116,7 @@ def morale_render(r: Mapping[str, Any]) -> str:
              {"rule": f"Mean morale of the combat units ({r['mean_exact']}, rounded)", "value": m["mean"]},
              {"rule": "Aircraft present", "value": m["air"]}, {"rule": "Armour present", "value": m["armour"]},
              {"rule": "Armour superiority", "value": m["superiority"]}, {"rule": "Boosters", "value": m["booster"]},
-             {"rule": "Scenario bonus", "value": m["scenario"]},
+             {"rule": "Scenario bonus", "value": m["scenario"]}, {"rule": "Cards", "value": m.get("card", 0)},
              {"rule": "Drops (units lost, next rounds, heavy losses)", "value": -m["drops"]}]
     figs = [{"label": "Battle morale", "value": str(m["total"])},
             {"label": "Demoralised", "value": "yes: the side tests for a rout" if r["demoralised"] else "no"}]
@@ -364,6 +366,11 @@ def _unit_rows(units: Sequence[Unit]) -> tuple[dict[str, Any], ...]:
                   "priority": u.priority} for u in units)
 
 
+_CARD_ROUNDS: Final = ("artillery", "air", "mines", "recon", "main", "next", "pursuit")
+_FIRST_SHOT_ROUNDS: Final = {"main": ("main",), "main and next": ("main", "next"),
+                             "every round": ("artillery", "air", "mines", "recon", "main", "next")}
+
+
 def _force_group(name: str, force: Force, label: str) -> Group:
     return Group(name, "", label=label, fields=(
         ListOf("units", "The side's units.", _unit_rows(force.units),
@@ -375,7 +382,13 @@ def _force_group(name: str, force: Force, label: str) -> Group:
         Integer("booster_morale", "Morale boosters.", force.booster_morale, minimum=-9, maximum=9, label="Morale boost"),
         Integer("scenario_morale", "Scenario morale bonus.", force.scenario_morale, minimum=-9, maximum=9,
                 label="Scenario bonus"),
-        Integer("card", "Net card modifier to every shot.", force.card, minimum=-9, maximum=9, label="Cards"),
+        Integer("card", "Net card modifier to the side's shots.", force.card, minimum=-9, maximum=9, label="Cards"),
+        Choice("card_rounds", "The round the card modifier counts in (a card played at the start of a round).",
+               "every round", choices=("every round",) + _CARD_ROUNDS, label="Card modifier in"),
+        Integer("card_morale", "Change to battle morale from cards in the card round.", force.card_morale,
+                minimum=-9, maximum=9, label="Card morale"),
+        Boolean("cancel_first", "A card cancels the enemy's first successful shot.", force.cancel_first,
+                label="Cancel first shot"),
         Integer("retreat_at", "Retreat from a next round at this battle morale or lower (-99: never).", -99,
                 minimum=-99, maximum=20, label="Retreat at"),
         Boolean("retreat_after_recon", "Withdraw straight after a recon round.", False, label="Leave after recon"),
@@ -394,8 +407,10 @@ BATTLE_INPUTS: Final = Group("inputs", "", fields=(
     Boolean("entrenched", "The defender is entrenched.", TWELVE_A_SIDE.entrenched, label="Entrenched"),
     Boolean("recon_terrain", "The terrain allows recon.", True, label="Recon terrain"),
     Boolean("pursuit_terrain", "The terrain allows pursuit.", True, label="Pursuit terrain"),
-    Choice("first_shot", "A card gives one side the first shot in the main round.", "none",
+    Choice("first_shot", "A card gives one side the first shot.", "none",
            choices=("none", "attacker", "defender"), label="First shot"),
+    Choice("first_shot_rounds", "The rounds that first-shot card covers.", "main",
+           choices=tuple(_FIRST_SHOT_ROUNDS), label="First shot in"),
     Choice("retreat_card", "A retreat card calls the battle off and sends this side back.", "none",
            choices=("none", "attacker", "defender"), label="Retreat card"),
     SETTINGS,
@@ -412,6 +427,8 @@ def _force(v: Mapping[str, Any]) -> Force:
     return Force(units, leader_morale=v["leader_morale"], leader_combat=v["leader_combat"],
                  booster_combat=v["booster_combat"], booster_morale=v["booster_morale"],
                  scenario_morale=v["scenario_morale"], card=v["card"],
+                 card_rounds=None if v["card_rounds"] == "every round" else (v["card_rounds"],),
+                 card_morale=v["card_morale"], cancel_first=v["cancel_first"],
                  retreat_at=None if v["retreat_at"] == -99 else v["retreat_at"],
                  retreat_after_recon=v["retreat_after_recon"])
 
@@ -423,6 +440,7 @@ def setup_from(values: Mapping[str, Any]) -> Setup:
                  terrain_attack=values["terrain_attack"], crossing=values["crossing"], entrenched=values["entrenched"],
                  recon_terrain=values["recon_terrain"], pursuit_terrain=values["pursuit_terrain"],
                  first_shot=None if first == "none" else first,
+                 first_shot_rounds=_FIRST_SHOT_ROUNDS[values["first_shot_rounds"]],
                  retreat_card=None if values["retreat_card"] == "none" else values["retreat_card"])
 
 
@@ -435,7 +453,8 @@ def battle_compute(values: Mapping[str, Any]) -> dict[str, Any]:
         combat = own.combat_units
         bm = battle_morale(own.leader_morale, [u.morale for u in combat], air=any(u.air for u in combat),
                            armour=sum(u.armour for u in combat), enemy_armour=sum(u.armour for u in other.combat_units),
-                           booster=own.booster_morale, scenario=own.scenario_morale, rounding=rules.mean_rounding)
+                           booster=own.booster_morale, scenario=own.scenario_morale, rounding=rules.mean_rounding,
+                           card=own.card_morale)
         bonus = sum(v for _, v in round_modifiers(setup, side, "main", rules))  # type: ignore[arg-type]
         dist = hits_distribution([Shooter(u.combat + bonus, u.rof, u.elite) for u in combat], rules)
         out["sides"][side] = {"morale": bm.to_json(), "main_modifier": bonus,
