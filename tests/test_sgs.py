@@ -555,3 +555,28 @@ def test_first_shot_card_over_the_main_and_next_rounds() -> None:
     assert main_only.eliminated == (1, 1)
     both = fight(Setup(a, d, first_shot="defender", first_shot_rounds=("main", "next")), RULES, Scripted([9, 9, 0]))
     assert both.eliminated == (1, 0) and both.winner == "defender"
+
+
+def test_crossing_bonus_round_setting() -> None:
+    a = Force((Unit("rifles", 4, 4),))
+    d = Force((Unit("rifles", 4, 4),))
+    s = Setup(a, d, crossing=2)
+    first = dataclasses.replace(RULES, crossing_round="first")
+    # default: the main round, whatever came before it
+    assert round_modifiers(s, "defender", "main", RULES, first=False) == (("crossing", 2),)
+    assert round_modifiers(s, "defender", "recon", RULES, first=True) == ()
+    # "first": only in the battle's first fire round, recon included; lost after artillery, air or mines
+    assert round_modifiers(s, "defender", "recon", first, first=True) == (("crossing", 2),)
+    assert round_modifiers(s, "defender", "main", first, first=False) == ()
+    assert round_modifiers(s, "defender", "main", first, first=True) == (("crossing", 2),)
+    assert round_modifiers(s, "defender", "artillery", first, first=True) == ()
+    assert round_modifiers(s, "defender", "recon", dataclasses.replace(first, recon_modifiers="cards"),
+                           first=True) == ()
+    # in a battle: an artillery round first leaves the main round without the bonus
+    guns = Force((Unit("guns", 4, -1, artillery=True, morale=9), Unit("rifles", 9, -1, morale=9)), leader_morale=9)
+    dug = Force((Unit("rifles", 9, 4, morale=9),), leader_morale=9)
+    for rules, bonus in ((RULES, {"crossing": 2}), (first, {})):
+        out = fight(Setup(guns, dug, crossing=2), rules, random.Random(5), record=True)
+        assert out.events[0]["round"] == "artillery" and out.events[1]["round"] == "main"
+        main_def = [f for f in out.events[1]["fire"] if f["side"] == "defender"][0]
+        assert main_def["modifiers"] == bonus

@@ -181,7 +181,7 @@ class Battle:
     def fire(self, s: int, round_name: RoundName, log: dict[str, Any] | None) -> tuple[int, int]:
         """Roll every shot of side ``s``; return hits scored by its CavUnits and by its OtherUnits."""
         mods = round_modifiers(self.setup, SIDES[s], round_name, self.rules,
-                               armour=self.armour(s), enemy_armour=self.armour(1 - s))
+                               armour=self.armour(s), enemy_armour=self.armour(1 - s), first=self.rounds == 1)
         bonus = sum(v for _, v in mods)
         cav_hits = other_hits = 0
         die, reduced = self.die, self.rules.reduced_at_half

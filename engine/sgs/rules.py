@@ -109,6 +109,14 @@ class SgsRules:
                                    choices=("all", "cards"),
                                    labels={"all": "as in the main round (no crossing)", "cards": "cards only"},
                                    assumed="The source lists no modifiers for the recon round.", section="Rounds")
+    crossing_round: str = setting("main", help="The round in which a river or strait crossing counts.",
+                                  choices=("main", "first"),
+                                  labels={"main": "the main round",
+                                          "first": "the battle's first fire round if it takes every modifier "
+                                                   "(recon or main); lost if artillery, air or mines came first"},
+                                  assumed="The source gives the crossing bonus in the battle's first round only, "
+                                          "while its lists for the artillery, air support and mine rounds leave "
+                                          "it out.", section="Shots")
     air_panic_share: Fraction = setting(Fraction(1, 2), help="Share of an AA or air-combat volley's successes "
                                                              "that become panics (rounded down); the rest are hits.",
                                         minimum=0, maximum=1,
