@@ -468,3 +468,115 @@ def test_breakthrough_needs_a_winning_attacker_with_mobile_units() -> None:
     foot = fight(Setup(Force((one(combat=9, rof=2),), leader_morale=3), Force((one(combat=-1),), leader_morale=3)),
                  RULES, Scripted([0, 0, 9]))
     assert foot.winner == "attacker" and not foot.breakthrough
+
+
+def test_breakthrough_takes_the_victorious_leader_when_allowed() -> None:
+    able = ("panzer", "motorised", "panzer 2")
+    p = retreat.breakthrough_party(able, leader="von Kleist", leader_may=True)
+    assert (p.units, p.leader, p.staying) == (able, "von Kleist", ())
+    # not allowed, or no leader at all: the units move alone
+    assert retreat.breakthrough_party(able, leader="von Kleist", leader_may=False).leader is None
+    assert retreat.breakthrough_party(able, leader=None, leader_may=True).leader is None
+    # the player leaves some behind; a leader never goes without units
+    p = retreat.breakthrough_party(able, leader="von Kleist", leader_may=True, leave=("panzer 2",))
+    assert (p.units, p.staying) == (("panzer", "motorised"), ("panzer 2",))
+    none = retreat.breakthrough_party(able, leader="von Kleist", leader_may=True, leave=able)
+    assert (none.units, none.leader) == ((), None)
+
+
+def test_whole_flight_interception_by_hand() -> None:
+    # one roll per test (the side handling it), tests in flight order; interceptors have radar (-3)
+    points = [("A", "A", False), ("B", "X", False), ("C", "Y", True)]
+    tests, clear = air.flight_interception(points, radar=True, inactive_fighters=True, all_grounded=False,
+                                           rules=RULES)
+    # A: -3, faces 0-6 -> 7/10; B: -3 -1 (next region) -> 0-7, 8/10; C: -3 -1 -1 (destination) -> 0-8, 9/10
+    assert [t.chance for t in tests] == [Fraction(7, 10), Fraction(8, 10), Fraction(9, 10)]
+    assert [t.first for t in tests] == [Fraction(7, 10), Fraction(3, 10) * Fraction(8, 10),
+                                        Fraction(3, 10) * Fraction(2, 10) * Fraction(9, 10)]
+    assert clear == Fraction(3, 500) and sum(t.first for t in tests) + clear == 1
+    # a roll pushed below 0 no longer counts: C needs 5-8 on the die, 4/10
+    strict = dataclasses.replace(RULES, intercept_below_zero=False)
+    tests, clear = air.flight_interception(points, radar=True, inactive_fighters=True, all_grounded=False,
+                                           rules=strict)
+    assert [t.chance for t in tests] == [Fraction(4, 10), Fraction(4, 10), Fraction(4, 10)]
+    assert clear == Fraction(6, 10) ** 3
+    # the same result through the points a path produces
+    pts = air.interception_points(["B", "C"], {"B": ["A", "C", "D"], "C": ["B", "D"]}, ["C", "D"], ["D"])
+    assert len(air.flight_interception(pts, radar=False, inactive_fighters=True, all_grounded=False,
+                                       rules=RULES)[0]) == 3
+
+
+# Cards -----------------------------------------------------------------------------
+
+def test_card_cancelling_the_first_shot() -> None:
+    a = Force((one("tanks", strength=4, combat=9, rof=2),), leader_morale=9)
+    d = Force((one("rifles", strength=4, combat=-1, morale=9),), leader_morale=9, cancel_first=True)
+    # every die shows 0: the attacker hits twice a round, the defender never hits and never panics
+    out = fight(Setup(a, d), RULES, Scripted([0] * 60), record=True)
+    main, nxt = out.events[0], out.events[1]
+    shots = main["fire"][0]["shots"]
+    assert [s.get("cancelled", False) for s in shots] == [True, False] and main["fire"][0]["hits"] == 1
+    assert main["allocation"][0]["hits"] == [{"unit": "rifles", "hits": 1, "left": 3}]
+    # once a battle (the default): both hits of the next round count
+    assert nxt["allocation"][0]["hits"] == [{"unit": "rifles", "hits": 2, "left": 1}]
+    # every round: the first hit of the next round is cancelled too
+    each = fight(Setup(a, d), dataclasses.replace(RULES, cancel_scope="round"), Scripted([0] * 60), record=True)
+    assert each.events[1]["allocation"][0]["hits"] == [{"unit": "rifles", "hits": 1, "left": 2}]
+    # without the card, two hits in the main round
+    plain = fight(Setup(a, dataclasses.replace(d, cancel_first=False)), RULES, Scripted([0] * 60), record=True)
+    assert plain.events[0]["allocation"][0]["hits"][0]["hits"] == 2
+
+
+def test_card_modifier_limited_to_one_round() -> None:
+    a = Force((Unit("guns", 3, 4, artillery=True),), card=2, card_rounds=("artillery",))
+    d = Force((Unit("rifles", 4, 4),))
+    s = Setup(a, d)
+    assert round_modifiers(s, "attacker", "artillery", RULES) == (("cards", 2),)
+    assert round_modifiers(s, "attacker", "main", RULES) == ()
+    assert round_modifiers(Setup(dataclasses.replace(a, card_rounds=None), d), "attacker", "main", RULES) == \
+        (("cards", 2),)
+
+
+def test_card_changes_battle_morale() -> None:
+    # 1 + mean 3 + card 2 = 6
+    assert battle_morale(1, [3, 3], air=False, armour=0, enemy_armour=0, card=2).total == 6
+    a = Force((one(),), leader_morale=1, card_morale=2)
+    d = Force((one(),), leader_morale=1, card_morale=-1)
+    out = fight(Setup(a, d), RULES, random.Random(3), record=True)
+    start = out.events[0]["morale_start"]
+    assert (start[0]["card"], start[0]["total"]) == (2, 6) and (start[1]["card"], start[1]["total"]) == (-1, 3)
+
+
+def test_first_shot_card_over_the_main_and_next_rounds() -> None:
+    a = Force((one("rifles", strength=1, combat=4),), leader_morale=5)
+    d = Force((one("rifles", strength=1, combat=4),), leader_morale=5)
+    # main round: both miss (9, 9); next round: a hit each way
+    main_only = fight(Setup(a, d, first_shot="defender"), RULES, Scripted([9, 9, 0, 0]))
+    assert main_only.eliminated == (1, 1)
+    both = fight(Setup(a, d, first_shot="defender", first_shot_rounds=("main", "next")), RULES, Scripted([9, 9, 0]))
+    assert both.eliminated == (1, 0) and both.winner == "defender"
+
+
+def test_crossing_bonus_round_setting() -> None:
+    a = Force((Unit("rifles", 4, 4),))
+    d = Force((Unit("rifles", 4, 4),))
+    s = Setup(a, d, crossing=2)
+    first = dataclasses.replace(RULES, crossing_round="first")
+    # default: the main round, whatever came before it
+    assert round_modifiers(s, "defender", "main", RULES, first=False) == (("crossing", 2),)
+    assert round_modifiers(s, "defender", "recon", RULES, first=True) == ()
+    # "first": only in the battle's first fire round, recon included; lost after artillery, air or mines
+    assert round_modifiers(s, "defender", "recon", first, first=True) == (("crossing", 2),)
+    assert round_modifiers(s, "defender", "main", first, first=False) == ()
+    assert round_modifiers(s, "defender", "main", first, first=True) == (("crossing", 2),)
+    assert round_modifiers(s, "defender", "artillery", first, first=True) == ()
+    assert round_modifiers(s, "defender", "recon", dataclasses.replace(first, recon_modifiers="cards"),
+                           first=True) == ()
+    # in a battle: an artillery round first leaves the main round without the bonus
+    guns = Force((Unit("guns", 4, -1, artillery=True, morale=9), Unit("rifles", 9, -1, morale=9)), leader_morale=9)
+    dug = Force((Unit("rifles", 9, 4, morale=9),), leader_morale=9)
+    for rules, bonus in ((RULES, {"crossing": 2}), (first, {})):
+        out = fight(Setup(guns, dug, crossing=2), rules, random.Random(5), record=True)
+        assert out.events[0]["round"] == "artillery" and out.events[1]["round"] == "main"
+        main_def = [f for f in out.events[1]["fire"] if f["side"] == "defender"][0]
+        assert main_def["modifiers"] == bonus

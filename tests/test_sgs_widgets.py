@@ -92,3 +92,35 @@ def test_retreat_widget_draws_the_map_and_exact_ties() -> None:
     r = RETREAT.run({"north": {"supply": 1}, "units": 1})
     assert sorted((p["destinations"][0], p["p"]) for p in r["plans"]) == [("East", "1/2"), ("North", "1/2")]
     assert "<svg" in RETREAT.render(r)
+
+
+def test_retreat_widget_shows_who_breaks_through() -> None:
+    r = RETREAT.run({"able": 2, "leader": True, "leader_may": True})
+    assert r["party"]["units"] == ["unit 1", "unit 2"] and r["party"]["leader"] == "the leader"
+    assert "with the leader" in RETREAT.render(r)
+    alone = RETREAT.run({"able": 3, "leave": 1, "leader_may": False})
+    assert alone["party"]["units"] == ["unit 1", "unit 2"] and alone["party"]["leader"] is None
+    assert "the units move alone" in RETREAT.render(alone)
+
+
+def test_interception_widget_gives_whole_flight_odds() -> None:
+    r = INTERCEPTION.run({"radar": True, "route_here": 1, "route_next": 1, "dest_here": False, "dest_next": 1})
+    assert [f["p"] for f in r["flight"]] == ["7/10", "6/25", "27/500"]
+    assert r["flight_clear"]["p"] == "3/500" and r["flight_caught"]["p"] == "497/500"
+    assert "Gets through with no interception" in INTERCEPTION.render(r)
+
+
+def test_battle_form_takes_every_card_effect() -> None:
+    from engine.sgs.widgets import setup_from
+    values = BATTLE.validate({"first_shot": "defender", "first_shot_rounds": "main and next",
+                              "defender": {"cancel_first": True}, "attacker": {"card": 2, "card_rounds": "artillery",
+                                                                               "card_morale": 1}})
+    s = setup_from(values)
+    assert s.first_shot == "defender" and s.first_shot_rounds == ("main", "next")
+    assert s.defender.cancel_first and not s.attacker.cancel_first
+    assert (s.attacker.card, s.attacker.card_rounds, s.attacker.card_morale) == (2, ("artillery",), 1)
+    r = BATTLE.run(values)
+    plain = BATTLE.run(BATTLE.validate({}))
+    assert r["sides"]["attacker"]["morale"]["total"] == plain["sides"]["attacker"]["morale"]["total"] + 1
+    m = MORALE.run({"card": -2})
+    assert m["morale"]["card"] == -2 and m["morale"]["total"] == MORALE.run({})["morale"]["total"] - 2

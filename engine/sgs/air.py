@@ -42,7 +42,7 @@ from .rules import SgsRules, faces
 from .shots import Shooter, hits_distribution
 
 __all__ = ["Plane", "AA_RADAR", "AA_ALL_STEALTH", "INTERCEPTION_MODIFIERS", "aa_modifier", "split_volley",
-           "volley_odds", "interceptor", "interception_modifiers", "interception_chance", "interception_points",
+           "volley_odds", "interceptor", "interception_modifiers", "interception_chance", "interception_points", "FlightTest", "flight_interception",
            "air_combat_odds", "fire_volley", "apply_volley", "VolleyResult", "AirCombat", "air_combat",
            "Interceptor", "aa_fire"]
 
@@ -143,6 +143,46 @@ def interception_points(path: Sequence[str], neighbours: Mapping[str, Sequence[s
             if other in enemy_fighters and other != region:
                 out.append((region, other, last))
     return out
+
+
+@dataclass(frozen=True)
+class FlightTest:
+    """One interception test a flight meets, with its exact odds."""
+
+    region: str
+    """The region crossed."""
+    interceptors: str
+    """Where the interceptors are (the region crossed, or a neighbour of it)."""
+    modifiers: tuple[tuple[str, int], ...]
+    chance: Fraction
+    """Chance this test intercepts, taken alone."""
+    first: Fraction
+    """Chance the flight is first intercepted here: every earlier test failed and this one succeeds."""
+
+
+def flight_interception(points: Sequence[tuple[str, str, bool]], *, radar: bool, inactive_fighters: bool,
+                        all_grounded: bool, card: int = 0,
+                        rules: SgsRules) -> tuple[tuple[FlightTest, ...], Fraction]:
+    """Every test along a flight (from :func:`interception_points`) and the chance none succeeds.
+
+    The source makes one roll per test, by the side that handles it (not one per interceptor), and a
+    failed test lets the stack fly on to the next; so the tests are independent and the flight gets
+    through untouched with the product of their failure chances. What happens after a success depends
+    on the air combat, so the odds stop at the first interception.
+
+    >>> tests, clear = flight_interception([("B", "D", False), ("C", "C", True)], radar=False,
+    ...                                    inactive_fighters=True, all_grounded=False, rules=SgsRules())
+    >>> [(t.chance, t.first) for t in tests], clear
+    ([(Fraction(1, 2), Fraction(1, 2)), (Fraction(1, 2), Fraction(1, 4))], Fraction(1, 4))
+    """
+    out: list[FlightTest] = []
+    clear = Fraction(1)
+    for region, where, last in points:
+        mods = interception_modifiers(last, radar, inactive_fighters, where == region, all_grounded, card)
+        p = interception_chance(mods, rules)
+        out.append(FlightTest(region, where, mods, p, clear * p))
+        clear *= 1 - p
+    return tuple(out), clear
 
 
 def air_combat_odds(attackers: Sequence[Plane], defenders: Sequence[Plane], *, attacker_radar: bool,

@@ -107,6 +107,8 @@ class Battle:
         self.random = rng.random
         self.events: list[dict[str, Any]] = []
         self.rounds = 0
+        self.cancel = [setup.defender.cancel_first, setup.attacker.cancel_first]
+        """Side ``s`` still has its first hit cancelled by the enemy's card."""
 
     # Dice ---------------------------------------------------------------
     def die(self) -> int:
@@ -164,7 +166,7 @@ class Battle:
         own, enemy = self.armour(s), self.armour(1 - s)
         return (f.leader_morale + mean + (1 if any(us[i].air for i in here) else 0) + (1 if own else 0)
                 + (1 if armour_superiority(own, enemy) else 0) + f.booster_morale + f.scenario_morale
-                - self.drops[s])
+                + f.card_morale - self.drops[s])
 
     def morale_terms(self, s: int) -> Any:
         f = self.forces[s]
@@ -172,13 +174,14 @@ class Battle:
         us = self.units[s]
         return battle_morale(f.leader_morale, [us[i].morale for i in here], air=any(us[i].air for i in here),
                              armour=self.armour(s), enemy_armour=self.armour(1 - s), booster=f.booster_morale,
-                             scenario=f.scenario_morale, drops=self.drops[s], rounding=self.rules.mean_rounding)
+                             scenario=f.scenario_morale, drops=self.drops[s], rounding=self.rules.mean_rounding,
+                             card=f.card_morale)
 
     # One side's fire --------------------------------------------------------
     def fire(self, s: int, round_name: RoundName, log: dict[str, Any] | None) -> tuple[int, int]:
         """Roll every shot of side ``s``; return hits scored by its CavUnits and by its OtherUnits."""
         mods = round_modifiers(self.setup, SIDES[s], round_name, self.rules,
-                               armour=self.armour(s), enemy_armour=self.armour(1 - s))
+                               armour=self.armour(s), enemy_armour=self.armour(1 - s), first=self.rounds == 1)
         bonus = sum(v for _, v in mods)
         cav_hits = other_hits = 0
         die, reduced = self.die, self.rules.reduced_at_half
@@ -193,13 +196,20 @@ class Battle:
                     d = die()
                     rolled.append(d)
                 hit = d <= target
+                cancelled = hit and self.cancel[s]
+                if cancelled:
+                    self.cancel[s] = False
+                    hit = False
                 if hit:
                     if u.cav:
                         cav_hits += 1
                     else:
                         other_hits += 1
                 if log is not None:
-                    shots.append({"unit": u.name, "target": target, "dice": rolled, "hit": hit})
+                    shot = {"unit": u.name, "target": target, "dice": rolled, "hit": hit}
+                    if cancelled:
+                        shot["cancelled"] = True
+                    shots.append(shot)
         if log is not None:
             log.setdefault("fire", []).append({"side": SIDES[s], "modifiers": dict(mods), "shots": shots,
                                                "hits": cav_hits + other_hits})
@@ -258,6 +268,8 @@ class Battle:
     def round(self, round_name: RoundName) -> SideName | None:
         """Fight one round; return a side that routed in it, if any."""
         log: dict[str, Any] | None = {"round": round_name} if self.record else None
+        if self.rules.cancel_scope == "round":
+            self.cancel = [self.setup.defender.cancel_first, self.setup.attacker.cancel_first]
         if log is not None:
             log["morale_start"] = [self.morale_terms(0).to_json(), self.morale_terms(1).to_json()]
         present = [sum(self.strength[s][i] for i in self.targets(s, round_name)) for s in (0, 1)]
@@ -300,6 +312,8 @@ class Battle:
         if not self.setup.pursuit_terrain or not self.shooters(victor, "pursuit"):
             return False
         log: dict[str, Any] | None = {"round": "pursuit"} if self.record else None
+        if self.rules.cancel_scope == "round":
+            self.cancel = [self.setup.defender.cancel_first, self.setup.attacker.cancel_first]
         scored = self.fire(victor, "pursuit", log)
         self.take(1 - victor, scored, "pursuit", [0] * len(self.units[1 - victor]), log)
         if log is not None:

@@ -67,20 +67,23 @@ class MoraleBreakdown:
     booster: int
     scenario: int
     drops: int
+    card: int = 0
+    """Battle morale changed by cards played in the card round."""
 
     @property
     def total(self) -> int:
         return (self.leader + self.mean + self.air + self.armour + self.superiority
-                + self.booster + self.scenario - self.drops)
+                + self.booster + self.scenario + self.card - self.drops)
 
     def to_json(self) -> dict[str, Any]:
         return {"leader": self.leader, "mean": self.mean, "air": self.air, "armour": self.armour,
                 "superiority": self.superiority, "booster": self.booster, "scenario": self.scenario,
-                "drops": self.drops, "total": self.total}
+                "card": self.card, "drops": self.drops, "total": self.total}
 
 
 def battle_morale(leader: int, morales: Sequence[int], *, air: bool, armour: int, enemy_armour: int,
-                  booster: int = 0, scenario: int = 0, drops: int = 0, rounding: str = "half up") -> MoraleBreakdown:
+                  booster: int = 0, scenario: int = 0, drops: int = 0, rounding: str = "half up",
+                  card: int = 0) -> MoraleBreakdown:
     """A side's battle morale with every term.
 
     ``morales`` are the base morales of the combat units still fighting;
@@ -89,4 +92,4 @@ def battle_morale(leader: int, morales: Sequence[int], *, air: bool, armour: int
     return MoraleBreakdown(leader=leader, mean=mean_morale(morales, rounding), air=1 if air else 0,
                            armour=1 if armour else 0,
                            superiority=1 if armour_superiority(armour, enemy_armour) else 0,
-                           booster=booster, scenario=scenario, drops=drops)
+                           booster=booster, scenario=scenario, drops=drops, card=card)

@@ -33,6 +33,8 @@ REASONS = {"eliminated": "one side had no combat unit left fighting",
 
 def _shot(s: Mapping[str, Any]) -> str:
     dice = " then ".join(str(d) for d in s["dice"])
+    if s.get("cancelled"):
+        return f"{s['unit']} rolls {dice} against {s['target']}: a hit, cancelled by the enemy's card"
     return f"{s['unit']} rolls {dice} against {s['target']}: {'hit' if s['hit'] else 'miss'}"
 
 

@@ -26,6 +26,10 @@ a turn (once for some nations).
 ('West', 'North', 'East')
 >>> breakthrough_targets(m, "Battle", allowed=True, used=2)
 ()
+>>> breakthrough_party(("panzer", "motorised"), leader="Rommel", leader_may=True).leader
+'Rommel'
+>>> breakthrough_party(("panzer",), leader="Rommel", leader_may=False).steps[-1]
+'Rommel may not break through and stays behind; the units move alone.'
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ from fractions import Fraction
 from typing import Any
 
 __all__ = ["Region", "RegionMap", "RetreatPlan", "SMALL_MAP", "MAX_BREAKTHROUGHS", "FORT",
-           "defender_options", "defender_retreat", "defender_retreat_odds", "attacker_retreat", "breakthrough_targets"]
+           "defender_options", "defender_retreat", "defender_retreat_odds", "attacker_retreat", "breakthrough_targets",
+           "BreakthroughParty", "breakthrough_party"]
 
 MAX_BREAKTHROUGHS = 2
 """Breakthroughs a stack may make in one turn, where its side is allowed two."""
@@ -191,6 +196,49 @@ def breakthrough_targets(m: RegionMap, battle: str, *, allowed: bool, used: int,
     if not allowed or used >= limit:
         return ()
     return tuple(n for n in m[battle].neighbours if m[n].breakthrough)
+
+
+@dataclass(frozen=True)
+class BreakthroughParty:
+    """Who moves in a breakthrough: the chosen able units, and the leader if it goes with them."""
+
+    units: tuple[str, ...]
+    leader: str | None
+    """The victorious leader going with the units (``None``: the units move alone)."""
+    staying: tuple[str, ...]
+    """Able units the player chose to leave in the battle region."""
+    steps: tuple[str, ...]
+
+
+def breakthrough_party(able: Sequence[str], *, leader: str | None, leader_may: bool,
+                       leave: Sequence[str] = ()) -> BreakthroughParty:
+    """The stack that breaks through, from the winner's units able to (those that could pursue).
+
+    The player may leave some of them behind. A victorious leader allowed to break through goes with
+    the units; one that is not allowed, or no leader at all, leaves the units moving on their own. A
+    leader never breaks through without units.
+
+    >>> p = breakthrough_party(("panzer", "motorised", "panzer 2"), leader=None, leader_may=True, leave=("panzer 2",))
+    >>> p.units, p.leader, p.staying
+    (('panzer', 'motorised'), None, ('panzer 2',))
+    >>> breakthrough_party(("panzer",), leader="Guderian", leader_may=True, leave=("panzer",)).leader is None
+    True
+    """
+    going = tuple(u for u in able if u not in leave)
+    staying = tuple(u for u in able if u in leave)
+    steps = [f"Able to break through: {', '.join(able) or 'none'}"
+             + (f"; left behind: {', '.join(staying)}." if staying else ".")]
+    if not going:
+        steps.append("No unit goes, so there is no breakthrough" + (" and the leader stays." if leader else "."))
+        return BreakthroughParty((), None, staying, tuple(steps))
+    if leader is None:
+        steps.append("No victorious leader is present; the units move alone.")
+        return BreakthroughParty(going, None, staying, tuple(steps))
+    if not leader_may:
+        steps.append(f"{leader} may not break through and stays behind; the units move alone.")
+        return BreakthroughParty(going, None, staying, tuple(steps))
+    steps.append(f"{leader} goes with them.")
+    return BreakthroughParty(going, leader, staying, tuple(steps))
 
 
 SMALL_MAP = RegionMap((

@@ -109,6 +109,14 @@ class SgsRules:
                                    choices=("all", "cards"),
                                    labels={"all": "as in the main round (no crossing)", "cards": "cards only"},
                                    assumed="The source lists no modifiers for the recon round.", section="Rounds")
+    crossing_round: str = setting("main", help="The round in which a river or strait crossing counts.",
+                                  choices=("main", "first"),
+                                  labels={"main": "the main round",
+                                          "first": "the battle's first fire round if it takes every modifier "
+                                                   "(recon or main); lost if artillery, air or mines came first"},
+                                  assumed="The source gives the crossing bonus in the battle's first round only, "
+                                          "while its lists for the artillery, air support and mine rounds leave "
+                                          "it out.", section="Shots")
     air_panic_share: Fraction = setting(Fraction(1, 2), help="Share of an AA or air-combat volley's successes "
                                                              "that become panics (rounded down); the rest are hits.",
                                         minimum=0, maximum=1,
@@ -120,6 +128,12 @@ class SgsRules:
                                       "more hits": "the side that scored more hits (panics not counted)"},
                               assumed="The source says the loser flies home and ties go to the defender, "
                                       "but not how the winner is found.", section="Air")
+    cancel_scope: str = setting("battle", help="A card cancelling the first shot: the enemy's first hit of the "
+                                                "battle, or its first hit in each round.",
+                                choices=("battle", "round"),
+                                labels={"battle": "the first hit of the battle", "round": "the first hit of every round"},
+                                assumed="The source names cards cancelling the first shot as an exception to every "
+                                        "hit counting, and says no more.", section="Cards")
     intercept_below_zero: bool = setting(True, help="A modified interception roll below 0 still succeeds.",
                                          assumed="The source says a modified 0 to 3 succeeds; modifiers "
                                                  "can take the roll below 0.", section="Air")

@@ -70,11 +70,14 @@ def hits_distribution(shooters: Sequence[Shooter], rules: SgsRules) -> Dist[int]
 
 
 def round_modifiers(setup: Setup, side: SideName, round_name: RoundName, rules: SgsRules, *,
-                    armour: int = -1, enemy_armour: int = -1) -> tuple[tuple[str, int], ...]:
+                    armour: int = -1, enemy_armour: int = -1,
+                    first: bool | None = None) -> tuple[tuple[str, int], ...]:
     """The modifiers to every combat value of ``side`` in one round, by name (zeros left out).
 
     ``armour`` and ``enemy_armour`` count the armour still fighting; by
-    default they are counted from the setup.
+    default they are counted from the setup. ``first`` says whether this is
+    the battle's first fire round (``None``: take it that it is); it matters
+    only with :attr:`~.rules.SgsRules.crossing_round` set to ``"first"``.
 
     >>> from .units import Force, Unit
     >>> a = Force((Unit("tank", 3, 5, armour=True), Unit("tank", 3, 5, armour=True)), leader_combat=2, card=1)
@@ -95,9 +98,13 @@ def round_modifiers(setup: Setup, side: SideName, round_name: RoundName, rules: 
     kinds = ROUND_MODIFIERS[round_name]
     if round_name == "recon" and rules.recon_modifiers == "cards":
         kinds = ("cards",)
+    if rules.crossing_round == "first" and round_name in ("recon", "main"):
+        kinds = tuple(k for k in kinds if k != "crossing")
+        if first is not False and (round_name == "main" or rules.recon_modifiers == "all"):
+            kinds += ("crossing",)
     attacking = side == "attacker"
     values = {
-        "cards": own.card,
+        "cards": own.card if own.card_rounds is None or round_name in own.card_rounds else 0,
         "terrain": -setup.terrain_attack if attacking else setup.terrain_defence,
         "entrenchment": -1 if attacking and setup.entrenched else 0,
         "leaders": max(0, own.leader_combat - enemy.leader_combat),

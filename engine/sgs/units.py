@@ -89,7 +89,14 @@ class Force:
     scenario_morale: int = 0
     """The scenario's morale bonus for this side."""
     card: int = 0
-    """Net combat modifier from cards, counted in every round."""
+    """Net combat modifier from cards."""
+    card_rounds: tuple[str, ...] | None = None
+    """Rounds the card modifier counts in (``None``: every round); a card played at the start of one round
+    (an artillery barrage, say) covers that round only."""
+    card_morale: int = 0
+    """Change to the side's battle morale from cards played in the card round."""
+    cancel_first: bool = False
+    """A card cancels the enemy's first successful shot (see :attr:`~.rules.SgsRules.cancel_scope`)."""
     retreat_at: int | None = None
     """Clicks the retreat button at the start of a next round when its battle morale is at or below this."""
     retreat_after_recon: bool = False

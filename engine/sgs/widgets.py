@@ -88,6 +88,8 @@ MORALE_INPUTS: Final = Group("inputs", "", fields=(
     Integer("enemy_armour", "Armour units on the other side.", 0, minimum=0, maximum=40, label="Enemy armour"),
     Integer("booster", "Morale boosters (HQ, leaders, logistics).", 0, minimum=-9, maximum=9, label="Boosters"),
     Integer("scenario", "The scenario's morale bonus.", 0, minimum=-9, maximum=9, label="Scenario bonus"),
+    Integer("card", "Change to battle morale from cards played in the card round.", 0, minimum=-9, maximum=9,
+            label="Cards"),
     Integer("lost_units", "Units eliminated or panicked so far.", 0, minimum=0, maximum=40, label="Units lost"),
     Integer("next_rounds", "Next rounds begun (one drop each).", 0, minimum=0, maximum=3, label="Next rounds"),
     Integer("heavy_rounds", "Rounds of heavy losses so far.", 0, minimum=0, maximum=8, label="Heavy-loss rounds"),
@@ -100,7 +102,7 @@ def morale_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     drops = values["lost_units"] + values["next_rounds"] + values["heavy_rounds"]
     bm = battle_morale(values["leader"], [u["morale"] for u in values["units"]], air=values["air"],
                        armour=values["armour"], enemy_armour=values["enemy_armour"], booster=values["booster"],
-                       scenario=values["scenario"], drops=drops, rounding=rules.mean_rounding)
+                       scenario=values["scenario"], drops=drops, rounding=rules.mean_rounding, card=values["card"])
     morales = [u["morale"] for u in values["units"]]
     low = demoralised(bm.total, rules)
     return {"morale": bm.to_json(), "mean_exact": fraction_text(Fraction(sum(morales), len(morales)))
@@ -114,7 +116,7 @@ def morale_render(r: Mapping[str, Any]) -> str:
              {"rule": f"Mean morale of the combat units ({r['mean_exact']}, rounded)", "value": m["mean"]},
              {"rule": "Aircraft present", "value": m["air"]}, {"rule": "Armour present", "value": m["armour"]},
              {"rule": "Armour superiority", "value": m["superiority"]}, {"rule": "Boosters", "value": m["booster"]},
-             {"rule": "Scenario bonus", "value": m["scenario"]},
+             {"rule": "Scenario bonus", "value": m["scenario"]}, {"rule": "Cards", "value": m.get("card", 0)},
              {"rule": "Drops (units lost, next rounds, heavy losses)", "value": -m["drops"]}]
     figs = [{"label": "Battle morale", "value": str(m["total"])},
             {"label": "Demoralised", "value": "yes: the side tests for a rout" if r["demoralised"] else "no"}]
@@ -263,6 +265,14 @@ AIR_INPUTS: Final = Group("inputs", "", fields=(
     Boolean("grounded", "Every interceptor started on the ground at an airfield.", False, label="All grounded"),
     Integer("card", "Net modifier from cards played at the start of air movement.", 0, minimum=-9, maximum=9,
             label="Card modifier"),
+    Integer("route_here", "Regions crossed before the destination that hold the intercepting side's planes.", 0,
+            minimum=0, maximum=8, label="Tests en route (same region)"),
+    Integer("route_next", "Tests en route against fighters in a region next to one crossed.", 1, minimum=0,
+            maximum=8, label="Tests en route (next region)"),
+    Boolean("dest_here", "The destination holds the intercepting side's planes.", True,
+            label="Test at destination (same region)"),
+    Integer("dest_next", "Tests at the destination against fighters in neighbouring regions.", 0, minimum=0,
+            maximum=8, label="Tests at destination (next region)"),
     Integer("aa_value", "Combat value of the AA fire.", 3, minimum=0, maximum=15, label="AA value"),
     Integer("aa_shots", "AA shots.", 2, minimum=0, maximum=12, label="AA shots"),
     Boolean("aa_radar", "The AA's nation has radar.", False, label="AA radar"),
@@ -290,8 +300,18 @@ def air_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     combat = air.air_combat_odds(_planes(values["attackers"]), _planes(values["defenders"]),
                                  attacker_radar=values["attacker_radar"], defender_radar=values["defender_radar"],
                                  rules=rules)
+    points = ([("en route", "en route", False)] * values["route_here"]
+              + [("en route", "next door", False)] * values["route_next"]
+              + [("destination", "destination", True)] * values["dest_here"]
+              + [("destination", "next door", True)] * values["dest_next"])
+    tests, clear = air.flight_interception(points, radar=values["radar"], inactive_fighters=values["inactive_fighters"],
+                                           all_grounded=values["grounded"], card=values["card"], rules=rules)
+    flight = [{"label": f"Test {n + 1} ({t.region}, interceptors {'in the region' if t.interceptors == t.region else 'next door'}"
+                        f", modifier {sum(v for _, v in t.modifiers):+d}): first interception here", **prob_json(t.first)}
+              for n, t in enumerate(tests)]
     return {"modifiers": [{"rule": k, "value": v} for k, v in mods], "modifier_total": sum(v for _, v in mods),
             "interception": prob_json(air.interception_chance(mods, rules)), "aa_value": aa_value,
+            "flight": flight, "flight_clear": prob_json(clear), "flight_caught": prob_json(1 - clear),
             "aa": [{"result": f"{p} panic(s), {h} hit(s)", **prob_json(q)} for (p, h), q in volley.probabilities().items()],
             "combat": {k: prob_json(v) for k, v in combat.items()},
             "assumptions": _assumptions(values, ("die", "intercept_below_zero", "air_panic_share", "air_winner"))}
@@ -302,6 +322,12 @@ def air_render(r: Mapping[str, Any]) -> str:
             + present.figures([{"label": "Interception succeeds (modified 0 to 3)", **r["interception"]},
                                {"label": "Moving side wins the air combat", **r["combat"]["attacker"]},
                                {"label": "Interceptors win (ties included)", **r["combat"]["defender"]}])
+            + (present.section("The whole flight: one roll per test, in flight order",
+                               present.figures(r["flight"]
+                                               + [{"label": "Intercepted at least once", **r["flight_caught"]},
+                                                  {"label": "Gets through with no interception",
+                                                   **r["flight_clear"]}]))
+               if r.get("flight") else "")
             + present.distribution(r["aa"], f"AA fire at value {r['aa_value']}", "Effect")
             + present.assumptions(r["assumptions"]))
 
@@ -340,6 +366,11 @@ def _unit_rows(units: Sequence[Unit]) -> tuple[dict[str, Any], ...]:
                   "priority": u.priority} for u in units)
 
 
+_CARD_ROUNDS: Final = ("artillery", "air", "mines", "recon", "main", "next", "pursuit")
+_FIRST_SHOT_ROUNDS: Final = {"main": ("main",), "main and next": ("main", "next"),
+                             "every round": ("artillery", "air", "mines", "recon", "main", "next")}
+
+
 def _force_group(name: str, force: Force, label: str) -> Group:
     return Group(name, "", label=label, fields=(
         ListOf("units", "The side's units.", _unit_rows(force.units),
@@ -351,7 +382,13 @@ def _force_group(name: str, force: Force, label: str) -> Group:
         Integer("booster_morale", "Morale boosters.", force.booster_morale, minimum=-9, maximum=9, label="Morale boost"),
         Integer("scenario_morale", "Scenario morale bonus.", force.scenario_morale, minimum=-9, maximum=9,
                 label="Scenario bonus"),
-        Integer("card", "Net card modifier to every shot.", force.card, minimum=-9, maximum=9, label="Cards"),
+        Integer("card", "Net card modifier to the side's shots.", force.card, minimum=-9, maximum=9, label="Cards"),
+        Choice("card_rounds", "The round the card modifier counts in (a card played at the start of a round).",
+               "every round", choices=("every round",) + _CARD_ROUNDS, label="Card modifier in"),
+        Integer("card_morale", "Change to battle morale from cards in the card round.", force.card_morale,
+                minimum=-9, maximum=9, label="Card morale"),
+        Boolean("cancel_first", "A card cancels the enemy's first successful shot.", force.cancel_first,
+                label="Cancel first shot"),
         Integer("retreat_at", "Retreat from a next round at this battle morale or lower (-99: never).", -99,
                 minimum=-99, maximum=20, label="Retreat at"),
         Boolean("retreat_after_recon", "Withdraw straight after a recon round.", False, label="Leave after recon"),
@@ -370,8 +407,10 @@ BATTLE_INPUTS: Final = Group("inputs", "", fields=(
     Boolean("entrenched", "The defender is entrenched.", TWELVE_A_SIDE.entrenched, label="Entrenched"),
     Boolean("recon_terrain", "The terrain allows recon.", True, label="Recon terrain"),
     Boolean("pursuit_terrain", "The terrain allows pursuit.", True, label="Pursuit terrain"),
-    Choice("first_shot", "A card gives one side the first shot in the main round.", "none",
+    Choice("first_shot", "A card gives one side the first shot.", "none",
            choices=("none", "attacker", "defender"), label="First shot"),
+    Choice("first_shot_rounds", "The rounds that first-shot card covers.", "main",
+           choices=tuple(_FIRST_SHOT_ROUNDS), label="First shot in"),
     Choice("retreat_card", "A retreat card calls the battle off and sends this side back.", "none",
            choices=("none", "attacker", "defender"), label="Retreat card"),
     SETTINGS,
@@ -388,6 +427,8 @@ def _force(v: Mapping[str, Any]) -> Force:
     return Force(units, leader_morale=v["leader_morale"], leader_combat=v["leader_combat"],
                  booster_combat=v["booster_combat"], booster_morale=v["booster_morale"],
                  scenario_morale=v["scenario_morale"], card=v["card"],
+                 card_rounds=None if v["card_rounds"] == "every round" else (v["card_rounds"],),
+                 card_morale=v["card_morale"], cancel_first=v["cancel_first"],
                  retreat_at=None if v["retreat_at"] == -99 else v["retreat_at"],
                  retreat_after_recon=v["retreat_after_recon"])
 
@@ -399,6 +440,7 @@ def setup_from(values: Mapping[str, Any]) -> Setup:
                  terrain_attack=values["terrain_attack"], crossing=values["crossing"], entrenched=values["entrenched"],
                  recon_terrain=values["recon_terrain"], pursuit_terrain=values["pursuit_terrain"],
                  first_shot=None if first == "none" else first,
+                 first_shot_rounds=_FIRST_SHOT_ROUNDS[values["first_shot_rounds"]],
                  retreat_card=None if values["retreat_card"] == "none" else values["retreat_card"])
 
 
@@ -411,7 +453,8 @@ def battle_compute(values: Mapping[str, Any]) -> dict[str, Any]:
         combat = own.combat_units
         bm = battle_morale(own.leader_morale, [u.morale for u in combat], air=any(u.air for u in combat),
                            armour=sum(u.armour for u in combat), enemy_armour=sum(u.armour for u in other.combat_units),
-                           booster=own.booster_morale, scenario=own.scenario_morale, rounding=rules.mean_rounding)
+                           booster=own.booster_morale, scenario=own.scenario_morale, rounding=rules.mean_rounding,
+                           card=own.card_morale)
         bonus = sum(v for _, v in round_modifiers(setup, side, "main", rules))  # type: ignore[arg-type]
         dist = hits_distribution([Shooter(u.combat + bonus, u.rof, u.elite) for u in combat], rules)
         out["sides"][side] = {"morale": bm.to_json(), "main_modifier": bonus,
@@ -528,6 +571,11 @@ RETREAT_INPUTS: Final = Group("inputs", "", fields=(
     Integer("used", "Breakthroughs the stack has made this turn.", 0, minimum=0, maximum=2, label="Breakthroughs made"),
     Integer("limit", "Breakthroughs a turn for this side (one for some nations).", 2, minimum=1, maximum=2,
             label="Breakthrough limit"),
+    Integer("able", "Winning units able to break through (those that could pursue).", 2, minimum=0, maximum=12,
+            label="Units able to break through"),
+    Integer("leave", "Of those, how many the player leaves behind.", 0, minimum=0, maximum=12, label="Left behind"),
+    Boolean("leader", "A victorious leader is in the battle.", True, label="Leader present"),
+    Boolean("leader_may", "That leader is allowed to break through.", True, label="Leader may break through"),
 ) + tuple(_region_group(r) for r in _OUTER))
 
 
@@ -556,6 +604,12 @@ def retreat_compute(values: Mapping[str, Any]) -> dict[str, Any]:
                         for p, q in plans]
         out["breakthrough"] = list(retreat_map.breakthrough_targets(m, "Battle", allowed=values["breakthrough"],
                                                                     used=values["used"], limit=values["limit"]))
+        able = tuple(f"unit {n + 1}" for n in range(values["able"]))
+        party = retreat_map.breakthrough_party(able, leader="the leader" if values["leader"] else None,
+                                               leader_may=values["leader_may"],
+                                               leave=able[max(0, len(able) - values["leave"]):])
+        out["party"] = {"units": list(party.units), "leader": party.leader, "staying": list(party.staying),
+                        "steps": list(party.steps)}
     else:
         plan = retreat_map.attacker_retreat(m, entries)
         out["plans"] = [{"destinations": list(plan.destinations), "steps": list(plan.steps), "p": "1", "float": 1.0}]
@@ -600,6 +654,14 @@ def retreat_render(r: Mapping[str, Any]) -> str:
     if r["loser"] == "defender":
         bt = ", ".join(r["breakthrough"]) or "none"
         parts.append(present.note(f"The attacker may break through into: {bt}."))
+        party = r.get("party")
+        if party is not None and r["breakthrough"]:
+            if party["units"]:
+                who = ", ".join(party["units"]) + (f", with {party['leader']}" if party["leader"]
+                                                    else " (no leader: the units move alone)")
+            else:
+                who = "nobody (no breakthrough)"
+            parts.append(present.section(f"Breaking through: {who}", present.steps(party["steps"])))
     return "".join(parts)
 
 
