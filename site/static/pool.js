@@ -29,8 +29,8 @@ const MAX_HELPERS = 3;
 // How many workers a run may use here: one per core, at most 1 + MAX_HELPERS,
 // and one alone where memory is tight (each worker holds its own Python, about
 // 100 MB). One per core, not one fewer: while a run streams, the page's own
-// thread is nearly idle, and on a 2-core machine two workers ran battles 1.4-1.5
-// times as fast as one, with other widgets' recompute p95 still under 20 ms
+// thread is nearly idle, and on a 2-core machine two workers ran battles about
+// 1.7 times as fast as one, with other widgets' recompute p95 still under 20 ms
 // (bench/simulation.py; README). A page may fix the size (tests and the
 // benchmark) with globalThis.rulesExplorerWorkers.
 export function poolSize(nav = globalThis.navigator, fixed = globalThis.rulesExplorerWorkers) {
