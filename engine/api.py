@@ -232,7 +232,7 @@ def warm_up_requests() -> list[dict[str, Any]]:
 
     >>> ops = {r["op"] for r in warm_up_requests()}
     >>> sorted(ops)
-    ['describe', 'estimate', 'from_link', 'run', 'sample']
+    ['describe', 'estimate', 'from_link', 'merge', 'run', 'sample']
     """
     requests: list[dict[str, Any]] = [{"op": "describe"}]
     for w in widgets.all_widgets():
@@ -244,8 +244,8 @@ def warm_up_requests() -> list[dict[str, Any]]:
         if w.trial is not None:
             requests.append({"op": "estimate", "widget": w.id, "inputs": {}, "seed": 1, "first": 0, "count": 4,
                              "tally": None, "render": True})
-            # No `merge`: its parts (reading, merging and rendering tallies) are warmed by
-            # `estimate`, and making tallies for it here would be one long task in the worker.
+            one = w.estimate(w.validate({}), 1, 0, 1).to_json()  # one trial: a short task, even for a battle
+            requests.append({"op": "merge", "widget": w.id, "inputs": {}, "tallies": [one], "render": True})
     return requests
 
 
