@@ -64,12 +64,16 @@ def built_site(tmp_path_factory) -> Path:
 # Each test module is one xdist group, so a module's fixtures (a browser, a live
 # page, a served copy of the site) are made once, on one worker; the tests named
 # in OWN_GROUP are a group of their own, so they can run beside the rest of their
-# module. Groups go out longest first (browser modules by their measured wall
-# time, then the other browser modules, then the rest), so the two workers end
-# together. Without xdist nothing here applies.
+# module. Groups go out in this order, so the two workers end together: the
+# longest browser group (its worker builds the site), then the tests without a
+# browser (the other worker runs them during the build), then the other browser
+# groups, longest first by measured wall time, then any browser group not listed.
+# Without xdist nothing here applies.
+GROUP = pytest.StashKey[str]()
 OWN_GROUP = {"test_firefox_goes_live_on_every_fresh_load"}
-LONGEST_FIRST = ["test_browser.py", "test_bridge_properties.py", "test_browsers.py",
-                 "test_snapshot.py", "test_simulation.py", "test_settings_panel.py", "test_hostile_links.py"]
+LONGEST_FIRST = ["test_browsers.py", "test_browser.py", "test_browsers.py::test_firefox_goes_live_on_every_fresh_load",
+                 "test_simulation.py", "test_snapshot.py", "test_bridge_properties.py", "test_hostile_links.py",
+                 "test_settings_panel.py"]
 
 
 def _xdist_group(item: pytest.Item) -> str:
@@ -85,21 +89,30 @@ def _xdist_group(item: pytest.Item) -> str:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
-    groups = {item: _xdist_group(item) for item in items}
-    browser_groups = {groups[item] for item in items if item.get_closest_marker("browser")}
+    for item in items:
+        item.stash[GROUP] = _xdist_group(item)
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.stash[GROUP]))
+
+
+@pytest.hookimpl(tryfirst=True)  # after every reordering of the items (pytest groups them by fixture), before xdist sends them
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    items = session.items
+    browser_groups = {item.stash[GROUP] for item in items if item.get_closest_marker("browser")}
 
     def rank(item: pytest.Item) -> tuple[int, int]:
-        group = groups[item]
-        name = Path(group.split("::")[0]).name
-        if group in browser_groups and name in LONGEST_FIRST:
-            # an OWN_GROUP test ranks just after its module, which is as long or longer
-            return 0, 2 * LONGEST_FIRST.index(name) + ("::" in group)
-        return (1 if group in browser_groups else 2), 0
+        group = item.stash[GROUP]
+        if group not in browser_groups:
+            return 1, 0
+        name = group.split("/")[-1]
+        if name not in LONGEST_FIRST:
+            return 3, 0
+        at = LONGEST_FIRST.index(name)
+        return (0 if at == 0 else 2), at
 
     items.sort(key=rank)  # stable: each group keeps its tests' order
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(groups[item]))
 
 
 class QuietHandler(build.SiteHandler):
