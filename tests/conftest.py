@@ -11,6 +11,7 @@ or a request to any host but the test server fails the test.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import threading
 from collections.abc import Iterator
@@ -36,10 +37,82 @@ BOOT_TIMEOUT_MS = 60_000
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The real site with the Pyodide runtime and the engine wheel, built once."""
-    out = tmp_path_factory.mktemp("site")
-    build.build(build.Config(output=out, runtime=True))
+    """The real site with the Pyodide runtime and the engine wheel, built once.
+
+    Under pytest-xdist (``./dev test`` runs two workers) the first worker that
+    needs it builds it into the run's shared temporary directory, holding a
+    file lock; the others wait on the lock and use that build.
+    """
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        out = tmp_path_factory.mktemp("site")
+        build.build(build.Config(output=out, runtime=True))
+        return out
+    import fcntl
+    shared = tmp_path_factory.getbasetemp().parent  # this run's directory, above every worker's own
+    out, done = shared / "built-site", shared / "built-site.done"
+    with open(shared / "built-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(out, ignore_errors=True)  # a worker's build that failed part way
+            out.mkdir()
+            build.build(build.Config(output=out, runtime=True))
+            done.touch()
     return out
+
+
+# -- parallel runs (pytest-xdist, ``./dev test``: -n 2 --dist loadgroup) ----------
+# Each test module is one xdist group, so a module's fixtures (a browser, a live
+# page, a served copy of the site) are made once, on one worker; the tests named
+# in OWN_GROUP are a group of their own, so they can run beside the rest of their
+# module. Groups go out in this order, so the two workers end together: the
+# longest browser group (its worker builds the site), then the tests without a
+# browser (the other worker runs them during the build), then the other browser
+# groups, longest first by measured wall time, then any browser group not listed.
+# Without xdist nothing here applies.
+GROUP = pytest.StashKey[str]()
+OWN_GROUP = {"test_firefox_goes_live_on_every_fresh_load"}
+LONGEST_FIRST = ["test_browsers.py", "test_browser.py", "test_browsers.py::test_firefox_goes_live_on_every_fresh_load",
+                 "test_simulation.py", "test_atg_browser.py", "test_sgs_browser.py", "test_snapshot.py",
+                 "test_bridge_properties.py", "test_hostile_links.py", "test_settings_panel.py"]
+
+
+def _xdist_group(item: pytest.Item) -> str:
+    own = item.get_closest_marker("xdist_group")
+    if own is not None:
+        return own.args[0] if own.args else own.kwargs.get("name", "default")
+    module = item.nodeid.split("::")[0]
+    name = getattr(item, "originalname", item.name)
+    return f"{module}::{name}" if name in OWN_GROUP else module
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    for item in items:
+        item.stash[GROUP] = _xdist_group(item)
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.stash[GROUP]))
+
+
+@pytest.hookimpl(tryfirst=True)  # after every reordering of the items (pytest groups them by fixture), before xdist sends them
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    items = session.items
+    browser_groups = {item.stash[GROUP] for item in items if item.get_closest_marker("browser")}
+
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        group = item.stash[GROUP]
+        if group not in browser_groups:
+            return 1, 0
+        name = group.split("/")[-1]
+        if name not in LONGEST_FIRST:
+            return 3, 0
+        at = LONGEST_FIRST.index(name)
+        return (0 if at == 0 else 2), at
+
+    items.sort(key=rank)  # stable: each group keeps its tests' order
 
 
 class QuietHandler(build.SiteHandler):
@@ -118,6 +191,34 @@ def guarded_page(page, site_url: str):
         assert violations == [], f"Content-Security-Policy violations: {violations}"
     assert guard.foreign == [], f"requests left {origin}: {guard.foreign}"
     assert guard.errors == [], "\n".join(guard.errors)
+
+
+@contextmanager
+def kept_page(browser, browser_context_args: dict, site_url: str) -> Iterator[tuple[object, PageGuard]]:
+    """A guarded page in a context of its own, for a module whose tests share one live page."""
+    context = browser.new_context(**browser_context_args)
+    try:
+        page = context.new_page()
+        guard = PageGuard(page, site_url.rstrip("/"))
+        page.set_default_timeout(BOOT_TIMEOUT_MS)
+        yield page, guard
+    finally:
+        context.close()
+
+
+def check_guard(page, guard: PageGuard) -> None:
+    """What ``guarded_page`` asserts after each test, for a page kept across tests."""
+    try:
+        if not page.is_closed():
+            violations = page.evaluate("window.cspViolations || []")
+            assert violations == [], f"Content-Security-Policy violations: {violations}"
+        assert guard.foreign == [], f"requests left {guard.origin}: {guard.foreign}"
+        assert guard.errors == [], "\n".join(guard.errors)
+    finally:  # reported once, by the test in which they came
+        guard.foreign.clear()
+        guard.errors.clear()
+        if not page.is_closed():
+            page.evaluate("() => { window.cspViolations = []; }")
 
 
 def wait_until(page, script: str, arg=None, timeout: float = 15_000, interval: float = 50) -> None:

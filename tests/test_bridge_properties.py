@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine import api, schema, widgets
 
-from conftest import wait_until
+from conftest import check_guard, kept_page, wait_until
 from test_properties import invalid_for, leaf_paths, set_path, values_for
 
 pytestmark = pytest.mark.browser
@@ -20,12 +20,20 @@ BRIDGE = settings(max_examples=12, deadline=None, derandomize=True,
                   suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
+@pytest.fixture(scope="module")
+def live_page(browser, browser_context_args, site_url):
+    """One live page for the module: the bridge answers each request on its own."""
+    with kept_page(browser, browser_context_args, site_url) as (page, guard):
+        page.goto(site_url + "small-general/combat-table.html")
+        wait_until(page, "() => document.documentElement.dataset.widgetsLive === location.pathname", timeout=60_000)
+        yield page, guard
+
+
 @pytest.fixture
-def live(guarded_page, site_url):
-    page = guarded_page
-    page.goto(site_url + "small-general/combat-table.html")
-    wait_until(page, "() => document.documentElement.dataset.widgetsLive === location.pathname", timeout=60_000)
-    return page
+def live(live_page):
+    page, guard = live_page
+    yield page
+    check_guard(page, guard)  # console errors, CSP violations and off-site requests, as guarded_page
 
 
 def bridge(page, message: dict) -> dict:
