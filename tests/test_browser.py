@@ -597,3 +597,20 @@ def test_list_table_rows_duplicate_move_and_remove(guarded_page, site_url):
     page.click(f"{rows}:first-child [data-action=remove-item]")
     built["attacker"]["units"] = expected_units[1:]
     wait_html(page, f"#{inst} .widget-result", w.render(w.run(built)), "row removed")
+
+
+def test_results_being_recomputed_or_out_of_date_stay_readable(guarded_page, site_url):
+    """A recompute (pending), a result left from inputs now in error (stale) and a running Monte
+    Carlo estimate are marked without fading: axe finds no contrast failure in any of those states."""
+    page = guarded_page
+    url = next(u for u, wid, _ in WIDGETS if wid == "atg.battle")
+    page.goto(site_url + url)
+    wait_live(page)
+    for state, sim_state in (("pending", "running"), ("stale", "stale")):
+        page.evaluate("""([state, simState]) => {
+            for (const r of document.querySelectorAll('.widget-result')) r.dataset.state = state;
+            for (const s of document.querySelectorAll('.widget-sim')) s.dataset.state = simState;
+        }""", [state, sim_state])
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            assert axe_violations(page) == [], f"{url}: results {state}, estimates {sim_state} ({scheme})"
