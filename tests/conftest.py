@@ -155,7 +155,11 @@ class PageGuard:
         self.foreign: list[str] = []
         self.origin = origin
         self.page = page
+        # One engine worker a page: the pages' Monte Carlo runs would otherwise start a
+        # second Python on the second core (pool.js), which the other xdist worker's
+        # browser needs; test_simulation.py tests two workers on purpose.
         page.add_init_script("""
+            globalThis.rulesExplorerWorkers = 1;
             window.cspViolations = [];
             document.addEventListener('securitypolicyviolation',
                 e => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
