@@ -14,49 +14,17 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from browsers import Driver
+from battle_page import SET, VALUES, BattlePage
 from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
 
-from engine import schema, settings, widgets
+from engine import schema, settings
 from engine.atg.rules import RULES_GROUP
 
 pytestmark = pytest.mark.browser
 
-PAGE = "atg/individuals-and-combat-types.html"
-INSTANCE = "atg-types-battle"
-SIM = f"#{INSTANCE} .widget-sim"
-ROLL = f"#{INSTANCE} .roll-result"
-TRIALS = 60
-"""A short run keeps the slowest browser quick; any run gives CPython's figures for the same trials."""
-
-W = widgets.get("atg.battle")
-
-SET = """(id, value) => { const c = document.getElementById(id);
-    if (c.type === 'checkbox') c.checked = value === true; else c.value = value;
-    c.dispatchEvent(new Event('change', {bubbles: true})); }"""
-VALUES = """(ids) => ids.map(id => { const c = document.getElementById(id);
-    return c === null ? null : c.type === 'checkbox' ? c.checked : c.value; })"""
-SIM_DONE = "(s, n) => { const e = document.querySelector(s); return e.dataset.state === 'done' && Number(e.querySelector('progress').value) === n; }"
-
-
-def control(path: str) -> str:
-    return f"{INSTANCE}--{path.replace('.', '-')}"
-
-
-def open_short(driver: Driver, site_url: str, query: str = "") -> dict[str, Any]:
-    """Open the page with short Monte Carlo runs; the page's base inputs."""
-    open_live(driver, site_url + f"{PAGE}?{query}{INSTANCE}.trials={TRIALS}#{INSTANCE}")
-    driver.wait(SIM_DONE, SIM, TRIALS, timeout=60)
-    return W.validate(base_inputs(driver, INSTANCE))
-
-
-def shows_cpython(driver: Driver, values: dict[str, Any], seed: int, what: str) -> None:
-    """The result, the seeded battle and the estimate are CPython's for these values."""
-    shows(driver, f"#{INSTANCE} .widget-result", W.render(W.run(values)), f"{what}: the result")
-    shows(driver, ROLL, W.render_sample(W.roll(values, seed)), f"{what}: the seeded battle")
-    driver.wait(SIM_DONE, SIM, TRIALS, timeout=60)
-    shows(driver, f"{SIM} .sim-result", W.render_tally(W.estimate(values, seed, 0, TRIALS), values),
-          f"{what}: the estimate")
+P = BattlePage("atg/individuals-and-combat-types.html", "atg-types-battle", "atg.battle", trials=60)
+PAGE, INSTANCE, TRIALS, W, SIM, ROLL = P.page, P.instance, P.trials, P.widget, P.sim, P.roll
+control, open_short, shows_cpython = P.control, P.open_short, P.shows_cpython
 
 
 def type_row(values: dict[str, Any], name: str) -> int:

@@ -16,40 +16,17 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from browsers import Driver
+from battle_page import SET, VALUES, BattlePage
 from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
 
-from engine import schema, widgets
+from engine import schema
 from engine.sgs.widgets import SETTINGS
 
 pytestmark = pytest.mark.browser
 
-PAGE = "sgs/panic-rout-and-pursuit.html"
-INSTANCE = "sgs-battle"
-SIM = f"#{INSTANCE} .widget-sim"
-ROLL = f"#{INSTANCE} .roll-result"
-TRIALS = 200
-"""Short runs keep the slowest browser quick; any run gives CPython's figures for the same trials."""
-
-W = widgets.get("sgs.battle")
-
-SET = """(id, value) => { const c = document.getElementById(id);
-    if (c.type === 'checkbox') c.checked = value === true; else c.value = value;
-    c.dispatchEvent(new Event('change', {bubbles: true})); }"""
-VALUES = """(ids) => ids.map(id => { const c = document.getElementById(id);
-    return c === null ? null : c.type === 'checkbox' ? c.checked : c.value; })"""
-SIM_DONE = "(s, n) => { const e = document.querySelector(s); return e.dataset.state === 'done' && Number(e.querySelector('progress').value) === n; }"
-
-
-def control(path: str) -> str:
-    return f"{INSTANCE}--{path.replace('.', '-')}"
-
-
-def open_short(driver: Driver, site_url: str, query: str = "") -> dict[str, Any]:
-    """Open the page with short Monte Carlo runs; the page's base inputs."""
-    open_live(driver, site_url + f"{PAGE}?{query}{INSTANCE}.trials={TRIALS}#{INSTANCE}")
-    driver.wait(SIM_DONE, SIM, TRIALS, timeout=60)
-    return W.validate(base_inputs(driver, INSTANCE))
+P = BattlePage("sgs/panic-rout-and-pursuit.html", "sgs-battle", "sgs.battle", trials=200)
+PAGE, INSTANCE, TRIALS, W, SIM, ROLL = P.page, P.instance, P.trials, P.widget, P.sim, P.roll
+control, open_short, shows_cpython = P.control, P.open_short, P.shows_cpython
 
 
 @browsers("chromium", "firefox", "webkit")
@@ -123,9 +100,5 @@ def test_a_shared_battle_of_twelve_units_a_side_round_trips(driver, site_url):
     expected = [v if isinstance(v, bool) else schema.to_text(v) for _, v in paths]
     wrong = [(p, s, e) for (p, _), s, e in zip(paths, shown, expected) if s != e]
     assert not wrong, wrong[:10]
-    shows(driver, f"#{INSTANCE} .widget-result", W.render(W.run(values)), "the shared battle: the result")
-    shows(driver, ROLL, W.render_sample(W.roll(values, 3)), "the shared battle: seed 3")
-    driver.wait(SIM_DONE, SIM, TRIALS, timeout=60)
-    shows(driver, f"{SIM} .sim-result", W.render_tally(W.estimate(values, 3, 0, TRIALS), values),
-          "the shared battle: the estimate")
+    shows_cpython(driver, values, 3, "the shared battle")
     assert driver.errors() == []
