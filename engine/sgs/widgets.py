@@ -410,7 +410,9 @@ BATTLE_INPUTS: Final = Group("inputs", "", fields=(
     Choice("first_shot", "A card gives one side the first shot.", "none",
            choices=("none", "attacker", "defender"), label="First shot"),
     Choice("first_shot_rounds", "The rounds that first-shot card covers.", "main",
-           choices=tuple(_FIRST_SHOT_ROUNDS), label="First shot in"),
+           choices=tuple(_FIRST_SHOT_ROUNDS), label="First shot in",
+           assumed="The source says such a card covers one round or both without naming them; the main round "
+                   "alone is our default."),
     Choice("retreat_card", "A retreat card calls the battle off and sends this side back.", "none",
            choices=("none", "attacker", "defender"), label="Retreat card"),
     SETTINGS,
