@@ -79,7 +79,10 @@ def test_concentric_battle_loses_a_flank() -> None:
 
 def test_panic_battle_panics() -> None:
     s = _battle("atg-panic-battle")
-    assert [n["unit"] for n in _notes(s, "panic test") if n["panics"]] == ["D2 Infantry"]   # the trapped unit
+    tests = _notes(s, "panic test")
+    assert [n["unit"] for n in tests if n["panics"]] == ["D1 Infantry"]   # the unit that can fall back
+    assert {n["unit"] for n in tests} == {"D1 Infantry", "D2 Infantry"}
+    assert all(n["remaining %"] < 70 for n in tests)                    # lost more than their morale of 30
 
 
 def test_overstacked_battle_recovers() -> None:
@@ -95,5 +98,6 @@ def test_breakthrough_battle_reaches_the_guns() -> None:
 
 def test_airfield_battle_destroys_the_field_and_its_aircraft() -> None:
     s = _battle("atg-airfield-battle")
-    assert s["ending"] == "attacker_won" and s["rounds"] == 7            # 60 AP: six paid rounds after the first
+    assert s["ending"] == "silenced" and s["rounds"] == 7                # 60 AP: six paid rounds after the first
+    assert not s["end"]["hex_taken"]
     assert s["end"]["structural_damage"] > 300 and s["end"]["location_destroyed"] and s["end"]["aircraft_lost"] == 5

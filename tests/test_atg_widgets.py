@@ -26,7 +26,11 @@ def test_part_widgets_exact():
     assert (st["attacker_factor"], st["defender_factor"], st["breakthrough_failure"]["p"]) == ("1/4", "1", "1/2")
     f = {x["name"]: x["factor"] for x in get("atg.factors").run({})["factors"]}
     assert f["readiness on attack"] == "7/10" and f["max attacked"] == "1/2" and f["entrenchment on hit points"] == "13/10"
-    assert get("atg.panic").run({"count": 10, "fighting": 6, "morale": 70})["chance"]["p"] == "1/4"
+    # 40 % lost, morale 70: the default reading (losses above morale) has no panic, the literal one may
+    assert get("atg.panic").run({"count": 10, "fighting": 6, "morale": 70})["chance"]["p"] == "0"
+    assert get("atg.panic").run({"count": 10, "fighting": 6, "morale": 70,
+                                 "rules": {"panic_reading": "as_written"}})["chance"]["p"] == "1/4"
+    assert get("atg.panic").run({"count": 10, "fighting": 5, "morale": 30})["chance"]["p"] == "1/4"
 
 
 def test_battle_sample_replays_and_renders():

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from . import parts
-from .individuals import HIT, KILLED, PANIC, RETREATING, Individual
+from .individuals import HIT, KILLED, PANIC, PINNED_DOWN, RETREATING, Individual
 
 if TYPE_CHECKING:
     from .loop import Battle
@@ -316,7 +316,10 @@ def _apply_hit(b: Battle, a: Individual, t: Individual, result: str) -> float:
         gain = f["kill_xp"] * mod
     else:
         pre = "retreat" if result == RETREAT else "pinned"
-        t.retreat(HIT, b.round)
+        if b.retreat_barred(t.side):
+            t.status = PINNED_DOWN  # nowhere to go: out of the fight, still in its hex
+        else:
+            t.retreat(HIT, b.round)
         t.readiness *= 1.0 - f[pre + "_readiness_loss"] / 100.0
         t.entrenchment *= 1.0 - f[pre + "_entrenchment_loss"] / 100.0
         t.morale *= 1.0 - f[pre + "_morale_loss"] / 100.0

@@ -21,9 +21,12 @@ from typing import Final, Literal, TypeAlias
 __all__ = ["Ending", "ENDINGS", "ending", "retreat_side", "MAX_RETREAT_AP", "may_retreat_into", "structure_left",
            "carried_loss_share"]
 
-Ending: TypeAlias = Literal["attacker_won", "defender_held", "standoff", "breakoff", "continuing"]
-"""How a battle ended; ``breakoff`` is the sea attack ending with no defending ship left."""
-ENDINGS: Final[tuple[str, ...]] = ("attacker_won", "defender_held", "standoff", "breakoff")
+Ending: TypeAlias = Literal["attacker_won", "defender_held", "standoff", "breakoff", "silenced", "continuing"]
+"""How a battle ended; ``breakoff`` is the sea attack ending with no defending ship left, and
+``silenced`` the end of a bombardment or air strike with no defender left fighting: the attack did
+what it could, but strikes from afar never take the hex (the page ties taking it, and all that comes
+with it, to the hex changing hands)."""
+ENDINGS: Final[tuple[str, ...]] = ("attacker_won", "defender_held", "standoff", "breakoff", "silenced")
 
 MAX_RETREAT_AP: Final = 100
 """A unit never retreats into a hex it could not enter with this many action points."""

@@ -23,8 +23,8 @@ from typing import Final
 from .setup import UnitState
 from .units import UnitType
 
-__all__ = ["Individual", "IN", "RETREATING", "RETREATED", "KILLED", "CAPITULATED", "DESTROYED", "CARRIED",
-           "LOST", "merge", "HIT", "ORDERLY", "PANIC", "MISSION"]
+__all__ = ["Individual", "IN", "RETREATING", "RETREATED", "PINNED_DOWN", "KILLED", "CAPITULATED", "DESTROYED",
+           "CARRIED", "LOST", "merge", "HIT", "ORDERLY", "PANIC", "MISSION"]
 
 IN: Final = "in"
 """Fighting."""
@@ -32,6 +32,9 @@ RETREATING: Final = "retreating"
 """Leaving the battle, still under fire, unable to fire back."""
 RETREATED: Final = "retreated"
 """Safely out of the battle (or broken off its mission)."""
+PINNED_DOWN: Final = "pinned down"
+"""Out of the fight after a retreat or pinned hit where no retreat is possible (a bombardment, or a
+defender under air attack): it stays in its hex, cannot fire and cannot be targeted again."""
 KILLED: Final = "killed"
 CAPITULATED: Final = "capitulated"
 DESTROYED: Final = "destroyed"
@@ -55,7 +58,7 @@ class Individual:
     __slots__ = ("key", "side", "unit", "t", "readiness", "morale", "xp", "entrenchment", "ap", "fuel",
                  "initiative", "attacks", "attacked", "status", "kind", "retreat_round", "last_hit",
                  "last_targeted", "last_success", "broken", "capitulation_checked", "outside", "cargo",
-                 "xp_gained", "attacks_total", "fuel_round", "interceptor")
+                 "xp_gained", "attacks_total", "fuel_round", "interceptor", "joined")
 
     def __init__(self, key: str, side: int, unit: int, t: UnitType, state: UnitState, *,
                  outside: bool = False, cargo: bool = False, interceptor: bool = False) -> None:
@@ -94,6 +97,8 @@ class Individual:
         self.attacks_total = 0
         self.fuel_round = 0
         self.interceptor = interceptor
+        self.joined = 1
+        """Round in which it began to fight (paratroopers: the round they landed)."""
 
     def __repr__(self) -> str:
         return f"<Individual {self.key} {self.status}>"

@@ -33,10 +33,10 @@ from typing import Any
 from . import endings, parts
 from .attack import attack, attack_points
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC,
-                          RETREATED, RETREATING, Individual, merge)
+                          PINNED_DOWN, RETREATED, RETREATING, Individual, merge)
 from .interception import Decision, intercepts
 from .rules import Rules, as_floats, concentric_values
-from .setup import AIR_MISSIONS, BOMBARDMENTS, Setup, Unit, UnitState
+from .setup import AIR_MISSIONS, BOMBARDMENTS, TAKES_HEX, Setup, Unit, UnitState
 from .units import LANDSCAPES
 
 __all__ = ["fight", "Battle", "Outcome", "SideTally", "MergedUnit", "UnitInfo"]
@@ -109,6 +109,8 @@ class Outcome:
     aircraft_lost: int
     """Stationed aircraft lost with the airfield (destroyed or taken)."""
     ships_lost: int
+    hex_taken: bool
+    """The hex changes hands: the attack could take it (troops went in) and the attacker won."""
     card_executed: bool
     air_supply_delivered: float
     airlift_lost: int
@@ -155,6 +157,7 @@ class Battle:
         self.combat = setup.combat
         self.bombardment = setup.combat in BOMBARDMENTS
         self.air_mission = setup.combat in AIR_MISSIONS
+        self.takes_hex = setup.combat in TAKES_HEX
         self.whole = rules.randomisation == "whole"
         self.tie_hits = rules.tie_reading == "ties_to_attacker"
         land = LANDSCAPES[setup.landscape]
@@ -483,24 +486,37 @@ class Battle:
         return sum(1 for p in self.people[0] if p.t.transport and p.status in LOST)
 
     def _drop(self) -> None:
-        share = endings.carried_loss_share(self.transports_at_start, self._transports_lost())
-        lost = dropped = 0
+        """Paratroopers jump: those of transports shot down die with them, those of transports already
+        turned back go home with them (none jump from a plane that has left), the rest land and fight."""
+        at_start = self.transports_at_start
+        share = endings.carried_loss_share(at_start, self._transports_lost())
+        turned_back = sum(1 for p in self.people[0] if p.t.transport and p.status in (RETREATING, RETREATED))
+        home = turned_back / at_start if at_start else 0.0
+        lost = dropped = back = 0
         for p in self.people[0]:
             if p.status == CARRIED:
-                if share and self.rng.random() < share:
+                draw = self.rng.random() if share or home else 1.0
+                if draw < share:
                     p.status = KILLED
                     lost += 1
+                elif draw < share + home:
+                    p.status = RETREATED
+                    back += 1
                 else:
                     p.status = IN
+                    p.joined = self.round + 1  # landed after this round's steps
                     dropped += 1
-        self._note({"event": "paratroopers dropped", "dropped": dropped, "lost with transports": lost})
+        note = {"event": "paratroopers dropped", "dropped": dropped, "lost with transports": lost}
+        if back:
+            note["carried home by transports that turned back"] = back
+        self._note(note)
 
     def _breakthrough(self) -> None:
-        sides = (0, 1) if self.rules.defenders_break_through else (0,)
-        for side in sides:
-            self._breakthrough_side(side)
+        self._breakthrough_side(0)
+        if self.rules.defender_breakthrough != "none":
+            self._breakthrough_side(1, aircraft_only=self.rules.defender_breakthrough == "aircraft")
 
-    def _breakthrough_side(self, side: int) -> None:
+    def _breakthrough_side(self, side: int, *, aircraft_only: bool = False) -> None:
         r = self.round
         need = self.rules.breakthrough_rounds
         enemy = self.people[1 - side]
@@ -514,7 +530,7 @@ class Battle:
                     p.broken = True
                     self._note({"event": "breakthrough", "who": p.key})
                 continue
-            if r < need:
+            if aircraft_only or r - p.joined + 1 < need:  # rounds it has fought, a paratrooper's from its landing
                 continue
             unhit_and_hitting = p.last_hit <= r - need and p.last_success > r - need
             untouched = p.last_targeted <= r - need
@@ -535,13 +551,19 @@ class Battle:
             if p.status == RETREATING and self.round >= p.retreat_round + rounds:
                 p.status = RETREATED
 
-    def _retreat_barred(self, side: int) -> bool:
-        return self.bombardment or (side == 1 and self.air_mission)
+    def retreat_barred(self, side: int) -> bool:
+        """No retreat for this side: in a bombardment, or a defender under air attack (a paradrop's
+        defenders only until the paratroopers are down: from then on it is a ground fight)."""
+        if self.bombardment:
+            return True
+        if side == 0 or not self.air_mission:
+            return False
+        return not (self.combat == "paradrop" and self.round >= self.rules.paradrop_round)
 
     def _panic(self) -> None:
         f = self.f
         for side in (0, 1):
-            if self._retreat_barred(side):
+            if self.retreat_barred(side):
                 continue
             for u in self.units[side]:
                 if u.panicked or u.outside or not u.count:
@@ -561,13 +583,15 @@ class Battle:
                             "panics": panics})
                 if panics:
                     u.panicked = True
+                    for p in u.members:  # the page: all individuals lose morale, not only those fighting
+                        if p.status not in LOST:
+                            p.morale *= 1.0 - f["panic_morale_loss"]
                     for p in fighting:
-                        p.morale *= 1.0 - f["panic_morale_loss"]
                         p.retreat(PANIC, self.round)
 
     def _orderly_retreat(self) -> None:
         for side in (0, 1):
-            if self._retreat_barred(side):
+            if self.retreat_barred(side):
                 continue
             for u in self.units[side]:
                 if u.withdrew or u.outside or not u.can_retreat or not u.count:
@@ -606,7 +630,9 @@ class Battle:
             return "continuing"
         e = endings.ending(att, dfd)
         if e == "standoff" and self.continued:
-            return "attacker_won"
+            e = "attacker_won"
+        if e == "attacker_won" and not self.takes_hex:
+            return "silenced"
         return e
 
     # The log ------------------------------------------------------------------------------------------------
@@ -622,6 +648,7 @@ class Battle:
                     "retreating": sum(1 for p in ps if p.status == RETREATING),
                     "retreated": sum(1 for p in ps if p.status == RETREATED),
                     "lost": sum(1 for p in ps if p.status in LOST),
+                    "pinned down": sum(1 for p in ps if p.status == PINNED_DOWN),
                     "carried": sum(1 for p in ps if p.status == CARRIED),
                     "stack": {k: round(v, 6) for k, v in self.stack[s].items()},
                     "stack_max": {k: round(v, 6) for k, v in self.stack_max[s].items()},
@@ -638,9 +665,10 @@ class Battle:
         damage = self.structural[0]
         location_destroyed = s.location and endings.structure_left(s.location_structure, damage) == 0
         bridge_destroyed = s.bridge and s.river and endings.structure_left(s.bridge_structure, damage) == 0
-        taken = self.ending in ("attacker_won", "standoff")
-        aircraft_lost = s.stationed_aircraft if s.airfield and (taken or location_destroyed) else 0
-        ships_lost = s.stationed_ships if s.port and (taken or location_destroyed) else 0
+        hex_taken = self.takes_hex and self.ending == "attacker_won"
+        scuttled = self.takes_hex and self.ending in ("attacker_won", "standoff")  # the page: a standoff too
+        aircraft_lost = s.stationed_aircraft if s.airfield and (scuttled or location_destroyed) else 0
+        ships_lost = s.stationed_ships if s.port and (scuttled or location_destroyed) else 0
         self._mission_experience()
         transports_lost = self._transports_lost()
         share = endings.carried_loss_share(self.transports_at_start, transports_lost)
@@ -654,9 +682,9 @@ class Battle:
                         airlift_lost += 1
                     else:
                         p.status = RETREATED
-        card = s.card and self.ending == "attacker_won"
+        card = s.card and hex_taken
         retreat = None
-        if self.ending == "attacker_won":
+        if hex_taken:
             retreat = endings.retreat_side(tuple(sorted({u.side for u in s.attackers})))
         merged = tuple(MergedUnit(side, u.label, u.unit.type, n, merge(alive, u.unit.state.supply))
                        for side in (0, 1) for u in self.units[side]
@@ -665,7 +693,7 @@ class Battle:
                        "reason": d.check.reason, "failure": round(d.check.failure, 6),
                        "draw": None if d.draw is None else round(d.draw, 6)} for d in self.decisions)
         return Outcome(self.ending, self.round, self._tally(0), self._tally(1), merged, damage,
-                       bool(location_destroyed), bool(bridge_destroyed), aircraft_lost, ships_lost, card, supply,
+                       bool(location_destroyed), bool(bridge_destroyed), aircraft_lost, ships_lost, hex_taken, card, supply,
                        airlift_lost, retreat, inter, tuple(self.events))
 
     def _mission_experience(self) -> None:

@@ -22,6 +22,7 @@ ENDING_TEXT = {"attacker_won": "The attacker won: no defender is left fighting."
                "defender_held": "The defender held: no attacker is left fighting.",
                "standoff": "Standoff: neither side has anyone left fighting.",
                "breakoff": "The sea attack broke off: no defending ship is left.",
+               "silenced": "No defender is left fighting; a bombardment or an air strike never takes the hex.",
                "continuing": "The battle goes on."}
 
 

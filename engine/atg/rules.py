@@ -77,12 +77,18 @@ class Rules:
                                        minimum=0, maximum=10, section=_ROUNDS)
     breakthrough_rounds: int = setting(2, help="Rounds without being hit (or targeted) that a land breakthrough needs.",
                                        minimum=1, maximum=10, section=_ROUNDS)
-    defenders_break_through: bool = setting(True, help="Individuals of the defending side can break through too.",
-                                            section=_ROUNDS,
-                                            assumed="The page does not say which side breaks through. Its remark "
-                                            "on the defender's last front-line troops points at the attacker, but "
-                                            "then interceptors could never reach backbench bombers; we let both "
-                                            "sides break through.")
+    defender_breakthrough: str = setting(
+        "aircraft", help="Which individuals of the defending side can break through.",
+        choices=("aircraft", "all", "none"),
+        labels={"aircraft": "aircraft only, by the air rule (interceptors reach backbench bombers)",
+                "all": "every individual, by the same rules as the attacker's",
+                "none": "none: breakthrough is the attacker's alone"},
+        section=_ROUNDS,
+        assumed="The page speaks of the individual attacker breaking through, and of the defender's last "
+                "front-line troops; it never has a defender break through. Read that way, interceptors could "
+                "never reach backbench bombers, which the page expects them to; so by default the defending "
+                "side's aircraft break through by the air rule and its ground troops never do. Letting every "
+                "defender break through left untouched defenders out of reach of the attacker's guns.")
     paradrop_round: int = setting(5, help="Round in which transports drop their paratroopers and turn back.",
                                   minimum=1, maximum=30, section=_ROUNDS)
     mission_round: int = setting(2, help="Round in which recon, airlift and air supply flights and ambushed "
@@ -143,14 +149,19 @@ class Rules:
     panic_morale_loss: Fraction = setting(Fraction(1, 2), help="Share of morale lost at once when a unit panics.",
                                           minimum=0, maximum=1, section=_RETREAT,
                                           assumed="The page calls it rulevar 172. " + LATER)
-    panic_reading: str = setting("as_written", help="Which units may panic.",
-                                 choices=("as_written", "complement"),
-                                 labels={"as_written": "percent remaining below morale (the page's words)",
-                                         "complement": "percent remaining below 100 minus morale"},
+    panic_reading: str = setting("losses_above_morale", help="Which units may panic.",
+                                 choices=("losses_above_morale", "as_written"),
+                                 labels={"losses_above_morale": "percent lost above morale (higher morale holds "
+                                                                "longer)",
+                                         "as_written": "percent remaining below morale (the page's words)"},
                                  section=_RETREAT,
-                                 assumed="The page says below the morale; read literally a unit of full morale may "
-                                 "panic at its first loss, and doubling morale with no way out makes panic likelier. "
-                                 "The complement reading reverses both.")
+                                 assumed="The page says a unit may panic once the percent of its troops remaining "
+                                 "drops below its morale. Taken word for word, a unit of full morale may panic at "
+                                 "its first loss and a shaken one almost never, and doubling the morale of a unit "
+                                 "with no way out makes it likelier still to run: 40 tanks that have destroyed the "
+                                 "lone defender can panic into a standoff. We read it the way the game plays: a "
+                                 "unit may panic once the percent it has lost exceeds its morale (the same as the "
+                                 "percent remaining below 100 minus morale).")
     no_retreat_morale_factor: Fraction = setting(Fraction(2), help="Morale multiplier in the panic test for a unit "
                                                  "with no way out.", minimum=0, maximum=10, section=_RETREAT,
                                                  assumed="The page says morale is doubled.")
@@ -343,7 +354,7 @@ def as_floats(rules: Rules) -> dict[str, float]:
            if not isinstance(getattr(rules, f.name), str)}
     out["tie_to_attacker"] = 1.0 if rules.tie_reading == "ties_to_attacker" else 0.0
     out["whole_scores"] = 1.0 if rules.randomisation == "whole" else 0.0
-    out["panic_complement"] = 1.0 if rules.panic_reading == "complement" else 0.0
+    out["panic_complement"] = 1.0 if rules.panic_reading == "losses_above_morale" else 0.0
     return out
 
 

@@ -19,7 +19,7 @@ from typing import Final, Literal, TypeAlias
 
 from .units import LANDSCAPES, ROSTER, UnitType, UnknownUnitTypeError
 
-__all__ = ["CombatType", "COMBAT_TYPES", "AIR_MISSIONS", "UnitState", "Unit", "Interceptor", "AASupport", "Setup",
+__all__ = ["CombatType", "COMBAT_TYPES", "AIR_MISSIONS", "BOMBARDMENTS", "TAKES_HEX", "UnitState", "Unit", "Interceptor", "AASupport", "Setup",
            "SetupError"]
 
 CombatType: TypeAlias = Literal["land", "artillery", "shore_bombardment", "airstrike", "bombing_run", "air_recon",
@@ -33,6 +33,10 @@ AIR_MISSIONS: Final[frozenset[str]] = frozenset(
 """Combat types the defender's aircraft may intercept, and in which defenders neither panic nor retreat."""
 BOMBARDMENTS: Final[frozenset[str]] = frozenset({"artillery", "shore_bombardment"})
 """Combat types with no counterattacks, no retreats and no panics."""
+TAKES_HEX: Final[frozenset[str]] = frozenset({"land", "amphibious", "rebel", "surprise", "paradrop"})
+"""Combat types that can take the hex: troops go in. Bombardments and the other air missions strike or
+fly over it, so their end never changes its owner, scuttles its aircraft or ships, plays its card or
+sends its defenders back."""
 
 
 class SetupError(ValueError):

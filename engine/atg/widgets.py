@@ -28,7 +28,7 @@ from .endings import ENDINGS
 from .loop import fight
 from .narrate import ENDING_TEXT, narrate
 from .rules import RULES_GROUP, Rules, concentric_values
-from .setup import COMBAT_TYPES, AASupport, Interceptor, Setup, Unit, UnitState
+from .setup import COMBAT_TYPES, TAKES_HEX, AASupport, Interceptor, Setup, Unit, UnitState
 from .typeform import NAME_LENGTH, UNIT_TYPES, check_type_name, check_types, roster_from
 from .units import LANDSCAPES, ROSTER
 
@@ -301,7 +301,7 @@ def panic_compute(v: Mapping[str, Any]) -> dict[str, Any]:
     p = parts.panic_chance(remaining, Fraction(v["morale"]), v["can_retreat"], r["no_retreat_morale_factor"],
                            r["panic_chance"], bombardment=v["situation"] == "bombardment",
                            defender_under_air_attack=v["situation"] == "defender_under_air_attack",
-                           complement=r["panic_reading"] == "complement")
+                           complement=r["panic_reading"] == "losses_above_morale")
     return {"remaining": _frac(remaining), "chance": prob_json(Fraction(p)),
             "morale_after": _frac(v["morale"] * (1 - r["panic_morale_loss"])), "assumptions": _assumptions(r)}
 
@@ -494,7 +494,8 @@ def battle_sample(v: Mapping[str, Any], seed: int) -> dict[str, Any]:
             "interceptions": list(o.interceptions),
             "end": {"structural_damage": round(o.structural_damage, 3), "location_destroyed": o.location_destroyed,
                     "bridge_destroyed": o.bridge_destroyed, "aircraft_lost": o.aircraft_lost,
-                    "card_executed": o.card_executed, "retreat_side": o.retreat_side, "ships_lost": o.ships_lost,
+                    "hex_taken": o.hex_taken, "card_executed": o.card_executed, "retreat_side": o.retreat_side,
+                    "ships_lost": o.ships_lost,
                     "air_supply_delivered": round(o.air_supply_delivered, 3), "airlift_lost": o.airlift_lost}}
 
 
@@ -521,6 +522,11 @@ def battle_render_sample(res: Mapping[str, Any]) -> str:
         after.append(f"airlifted individuals lost with their transports: {end['airlift_lost']}")
     if end["bridge_destroyed"]:
         after.append("the bridge is destroyed")
+    if end.get("hex_taken"):
+        after.append("the attacker takes the hex")
+    elif res["ending"] == "silenced":
+        after.append("the hex stays the defender's: a strike from afar never takes it, and its defenders "
+                     "stay where they are")
     if end["card_executed"]:
         after.append("the card on the hex is played")
     if end["retreat_side"] is not None:
@@ -533,8 +539,9 @@ BATTLE_TRIALS: Final = 1000
 """Default size of a Monte Carlo run of ``atg.battle`` (about 0.6 ms a battle in CPython)."""
 
 ENDING_LABELS: Final = {"attacker_won": "Attacker won", "defender_held": "Defender held", "standoff": "Standoff",
-                        "breakoff": "Sea attack broke off"}
-ENDING_SIDES: Final = {"attacker_won": "attacker", "defender_held": "defender"}
+                        "breakoff": "Sea attack broke off",
+                        "silenced": "No defender left fighting (a strike from afar: the hex is not taken)"}
+ENDING_SIDES: Final = {"attacker_won": "attacker", "defender_held": "defender", "silenced": "attacker"}
 
 _prepared: list[Any] = [None, None, None]
 """The last (inputs, setup, rules) a trial built: a chunk's trials share one inputs object."""
@@ -581,7 +588,9 @@ def battle_render_tally(tally: montecarlo.Tally, v: Mapping[str, Any]) -> str:
         means += [(k, f"{name.capitalize()}: {k.split('.', 2)[2]} lost")
                   for k in sorted(tally.sums) if k.startswith(f"{name}.lost.")]
     level = fraction_text(tally.confidence * 100)
-    endings = ENDINGS if v["sea"] else tuple(e for e in ENDINGS if e != "breakoff")
+    takes = v["combat"] in TAKES_HEX
+    endings = tuple(e for e in ENDINGS if (v["sea"] or e != "breakoff")
+                    and e != ("attacker_won" if not takes else "silenced"))
     return (montecarlo.outcome_table(tally, "ending", "How the battles ended", endings, ENDING_LABELS, ENDING_SIDES,
                                      "Ending")
             + present.section(f"Means (± half the {level}% interval)", montecarlo.means_list(tally, means))
