@@ -580,3 +580,29 @@ def test_crossing_bonus_round_setting() -> None:
         assert out.events[0]["round"] == "artillery" and out.events[1]["round"] == "main"
         main_def = [f for f in out.events[1]["fire"] if f["side"] == "defender"][0]
         assert main_def["modifiers"] == bonus
+
+
+def test_a_side_demoralised_by_a_first_shot_does_not_reply_and_tests_once() -> None:
+    """The source: a side demoralised before it can shoot back does not fight but tests at once. It fires
+    nothing that round, and it is not tested a second time at the round's end (once a round, not twice:
+    at battle morale -1 the chance to rout stays 3/5 instead of 1 - (2/5)**2 = 21/25)."""
+    a = Force((one("rifles", strength=3, combat=9),), leader_morale=5)
+    d = Force((one("pickets", strength=1, combat=9, morale=0), one("pickets", strength=1, combat=9, morale=0)),
+              leader_morale=0)
+    # main: the attacker's one shot (die 0) kills a picket, one drop: the defender's battle morale 0 - 1
+    # = -1 is below zero before it can reply; its rout test rolls 3 (it would rout above 4 - 1 = 3), so it
+    # holds. It fires nothing; then the next round is fought as usual.
+    out = fight(Setup(a, d, first_shot="attacker"), RULES, Scripted([0, 3] + [9] * 40), record=True)
+    main = out.events[0]
+    assert main["round"] == "main" and main["no_reply"] == "defender"
+    assert [f["side"] for f in main["fire"]] == ["attacker"]
+    assert main["rout_test"] == {"side": "defender", "morale": -1, "die": 3, "routed": False}
+    assert out.events[1]["round"] != "rout test"                  # no second test at the round's end
+
+
+def test_a_side_left_with_no_unit_after_a_first_shot_is_eliminated_not_routed() -> None:
+    a = Force((one("rifles", strength=3, combat=9),), leader_morale=5)
+    d = Force((one("pickets", strength=1, combat=9, morale=0),), leader_morale=0)
+    out = fight(Setup(a, d, first_shot="attacker"), RULES, Scripted([0] + [9] * 10), record=True)
+    assert (out.winner, out.reason, out.routed) == ("attacker", "eliminated", None)
+    assert "rout_test" not in out.events[0]

@@ -124,3 +124,27 @@ def test_battle_form_takes_every_card_effect() -> None:
     assert r["sides"]["attacker"]["morale"]["total"] == plain["sides"]["attacker"]["morale"]["total"] + 1
     m = MORALE.run({"card": -2})
     assert m["morale"]["card"] == -2 and m["morale"]["total"] == MORALE.run({})["morale"]["total"] - 2
+
+
+def test_monte_carlo_endings_name_the_side_they_ended_for() -> None:
+    """Issue 19: a defender that retreats (or is sent back by a card) is not 'the attacker retreated'."""
+    w = widgets.get("sgs.battle")
+    card = w.estimate(w.validate({"retreat_card": "defender"}), 1, 0, 20)
+    assert card.counts["ending"] == {"defender card": 20} and card.counts["winner"] == {"attacker": 20}
+    html = w.render_tally(card, w.validate({"retreat_card": "defender"}))
+    assert "A card sent the defender back" in html and "Ended by a card" not in html
+    leaving = w.validate({"defender": {"retreat_at": 20}})
+    t = w.estimate(leaving, 1, 0, 30)
+    assert set(t.counts["ending"]) <= {"defender retreated", "defender routed", "defender eliminated",
+                                       "attacker routed", "attacker eliminated"}
+    assert t.counts["ending"].get("defender retreated", 0) > 0
+
+
+def test_the_rout_test_is_marked_ours_beside_the_win_chance() -> None:
+    w = widgets.get("sgs.battle")
+    v = w.validate({})
+    html = w.render_tally(w.estimate(v, 1, 0, 5), v)
+    note = html[html.index("Who won"):html.index("How the battles ended")]
+    assert "The rout test is ours" in note and "more than 4 plus its battle morale" in note
+    certain = w.validate({"settings": {"rout_test": "certain"}})
+    assert "always routs" in w.render_tally(w.estimate(certain, 1, 0, 5), certain)

@@ -107,6 +107,8 @@ class Battle:
         self.random = rng.random
         self.events: list[dict[str, Any]] = []
         self.rounds = 0
+        self.tested = False
+        """A side took its rout test this round already (demoralised by a first shot)."""
         self.cancel = [setup.defender.cancel_first, setup.attacker.cancel_first]
         """Side ``s`` still has its first hit cancelled by the enemy's card."""
 
@@ -278,14 +280,19 @@ class Battle:
         taken = [[0] * len(self.units[0]), [0] * len(self.units[1])]
         routed: SideName | None = None
         first = self.setup.first_shot
+        self.tested = False
         if first is not None and round_name in self.setup.first_shot_rounds:
             a = SIDES.index(first)
             self.take(1 - a, self.fire(a, round_name, log), round_name, taken[1 - a], log)
             self.panic_tests(1 - a, before[1 - a], taken[1 - a], log)
-            if demoralised(self.morale(1 - a), self.rules):
+            if self.fighting(1 - a) and demoralised(self.morale(1 - a), self.rules):
+                # demoralised before it could reply: it does not fire, it tests at once (and only then)
+                self.tested = True
                 if self.rout_test(1 - a, log):
                     routed = SIDES[1 - a]
-            if routed is None:
+                if log is not None:
+                    log["no_reply"] = SIDES[1 - a]
+            else:
                 self.take(a, self.fire(1 - a, round_name, log), round_name, taken[a], log)
                 self.panic_tests(a, before[a], taken[a], log)
         else:
@@ -372,7 +379,7 @@ class Battle:
                     self.total_elimination(s)
                 winner = "attacker" if alive[0] and not alive[1] else "defender"
                 return self.outcome(winner, "eliminated")
-            if routed is None:
+            if routed is None and not self.tested:
                 low = [demoralised(self.morale(s), self.rules) for s in (0, 1)]
                 tester = who_tests(low[0], low[1], self.tally(0), self.tally(1), self.rules)
                 if tester is not None:

@@ -498,7 +498,7 @@ def battle_trial(values: Mapping[str, Any], rng: random.Random, tally: montecarl
     """
     o = fight(setup_from(values), rules_of(values), rng, record=False)
     tally.count("winner", o.winner)
-    tally.count("ending", o.reason)
+    tally.count("ending", ending_of(o))
     tally.count("routed", o.routed or "none")
     tally.count("pursuit", "yes" if o.pursuit else "no")
     tally.observe("rounds", o.rounds)
@@ -510,8 +510,39 @@ def battle_trial(values: Mapping[str, Any], rng: random.Random, tally: montecarl
 
 SIDES: Final = ("attacker", "defender")
 WINNER_LABELS: Final = {"attacker": "The attacker wins", "defender": "The defender holds"}
-ENDING_LABELS: Final = {"eliminated": "A side eliminated", "rout": "A side routed", "retreat": "The attacker retreated",
-                        "card": "Ended by a card", "rounds": "Rounds ran out"}
+ENDING_LABELS: Final = {
+    "defender eliminated": "The defender was eliminated", "attacker eliminated": "The attacker was eliminated",
+    "defender routed": "The defender routed", "attacker routed": "The attacker routed",
+    "defender retreated": "The defender retreated", "attacker retreated": "The attacker retreated",
+    "defender card": "A card sent the defender back", "attacker card": "A card sent the attacker back",
+    "rounds": "Rounds ran out (the defender holds)"}
+"""How a battle ended, named by the side it ended for (the loser), as the Monte Carlo table shows it."""
+
+
+def ending_of(o: Any) -> str:
+    """The ending's key: who routed, retreated, was eliminated or was sent back by a card.
+
+    >>> from engine.sgs.battle import Outcome
+    >>> ending_of(Outcome("defender", "retreat", 2, None, False, "attacker", (0, 0), (0, 0), (0, 0), (0, 0),
+    ...                   ((), ()), False))
+    'attacker retreated'
+    """
+    if o.reason == "rounds":
+        return "rounds"
+    loser = "defender" if o.winner == "attacker" else "attacker"
+    side = o.routed or o.retreated or loser
+    return f"{side} {o.reason}" if o.reason in ("eliminated", "card") else f"{side} {o.reason}ed"
+
+
+def rout_test_note(values: Mapping[str, Any]) -> str:
+    """Beside a battle's result: the rout test that decides most battles is ours, not the source's."""
+    r = rules_of(values)
+    test = ("a demoralised side always routs" if r.rout_test == "certain" else
+            f"a demoralised side routs when the die shows more than {r.rout_hold} plus its battle morale")
+    return ('<p class="note assumed-note"><span class="assumed">assumed</span> '
+            + present.esc(f"The rout test is ours: the source says a demoralised side tests but never how. "
+                          f"Here {test}. Most battles end in a rout, so these odds lean on it; try the "
+                          "settings rout_test and rout_hold to see how far.") + "</p>")
 
 
 def battle_render_tally(tally: montecarlo.Tally, values: Mapping[str, Any]) -> str:
@@ -525,6 +556,7 @@ def battle_render_tally(tally: montecarlo.Tally, values: Mapping[str, Any]) -> s
                   (f"{side}.eliminated", f"{side.capitalize()}: units eliminated"),
                   (f"{side}.panics", f"{side.capitalize()}: panics")]
     return (montecarlo.outcome_table(tally, "winner", "Who won", SIDES, WINNER_LABELS, None, "Winner")
+            + rout_test_note(values)
             + montecarlo.outcome_table(tally, "ending", "How the battles ended", tuple(ENDING_LABELS), ENDING_LABELS,
                                        None, "Ending")
             + montecarlo.outcome_table(tally, "routed", "Routs", ("attacker", "defender", "none"),
