@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from engine import api
+from engine.atg.attack import LOGGED_ATTACKS
+from engine.schema import InputError, jsonable
 from engine.widgets import get
 
 
@@ -137,3 +139,48 @@ def test_type_and_unit_names_are_escaped_everywhere():
                     "defenders": [{"type": "Infantry", "count": 5}]})
     html = w.render_sample(w.roll(v, 1)) + w.render_tally(w.estimate(v, 1, 0, 30), v) + w.render(w.run(v))
     assert "<b>" not in html and "<i>" not in html and "&lt;b&gt;T&amp;" in html and "&lt;i&gt;y" in html
+
+
+# Issue 19, item 21: no battle runs away ------------------------------------------------------------------
+
+def _monster_battle(count: int = 100, units: int = 16) -> dict:
+    w = get("atg.battle")
+    types = [dict(r) for r in w.validate({})["unit_types"]]
+    types.append({**types[0], "name": "Monster", "attacks": 20, "hit_points": 10_000})
+    row = {"type": "Monster", "count": count, "action_points": 1000}
+    return {"unit_types": types, "attackers": [row] * units, "defenders": [row] * units}
+
+
+def test_a_battle_too_big_to_play_stops_with_a_message_naming_what_to_change():
+    """20 attacks a round, 10,000 hit points, 1,000 action points, 16 x 100 a side: it used to run for minutes
+    and write a 559 MB log. The work budget is a count, so it stops at the same attack every time."""
+    w = get("atg.battle")
+    v = w.validate(_monster_battle())
+    for play in (lambda: w.roll(v, 1), lambda: w.estimate(v, 1, 0, 1)):
+        with pytest.raises(InputError) as e:
+            play()
+        assert e.value.field == "attackers" and "too big to play here" in str(e.value)
+        assert "fewer or smaller units" in str(e.value) and "fewer attacks a round" in str(e.value)
+    answer = json.loads(api.handle(json.dumps({"op": "sample", "widget": "atg.battle",
+                                               "inputs": jsonable(_monster_battle()), "seed": 1})))
+    assert answer["error"]["type"] == "InputError"
+    assert w.run(v)  # the engine stays healthy
+
+
+def test_sixteen_units_of_a_hundred_infantry_a_side_still_play():
+    w = get("atg.battle")
+    v = w.validate({"attackers": [{"type": "Infantry", "count": 100, "side": i % 6} for i in range(16)],
+                    "defenders": [{"type": "Infantry", "count": 100}] * 16})
+    assert w.roll(v, 1)["ending"] in ("attacker_won", "defender_held", "standoff")
+
+
+def test_a_long_battle_log_lists_the_first_attacks_and_counts_the_rest():
+    w = get("atg.battle")
+    v = w.validate({**_monster_battle(count=10, units=1), "attackers": [{"type": "Monster", "count": 10,
+                                                                        "action_points": 300}]})
+    s = w.roll(v, 1)
+    listed = [e for e in s["events"] if e["type"] == "attack"]
+    rounds = [e for e in s["events"] if e["type"] == "round"]
+    assert len(listed) == LOGGED_ATTACKS and sum(r["attacks_not_listed"] for r in rounds) > 0
+    html = w.render_sample(s)
+    assert "more attacks this round are not listed" in html

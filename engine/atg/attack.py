@@ -21,6 +21,10 @@ from typing import TYPE_CHECKING, Any, Final
 from . import parts
 from .individuals import HIT, KILLED, PANIC, PINNED_DOWN, RETREATING, Individual
 
+LOGGED_ATTACKS: Final = 5_000
+"""Attacks a recorded battle describes one by one; later ones are only counted, per round, so the log of
+the largest legal battle stays a few megabytes."""
+
 if TYPE_CHECKING:
     from .loop import Battle
 
@@ -293,8 +297,12 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
         a.attacks += 1
         if a.t.readiness_per_attack:
             a.readiness = max(0.0, a.readiness - a.t.readiness_per_attack)
+    b.attacks_made += 1
     if record:
-        b.events.append(_event(b, a, t, counter, att, hp, att_mods, hp_mods, score, defence, d100, result, gain))
+        if b.attacks_made <= LOGGED_ATTACKS:
+            b.events.append(_event(b, a, t, counter, att, hp, att_mods, hp_mods, score, defence, d100, result, gain))
+        else:
+            b.unlogged += 1
     return result
 
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..present import esc, section, steps
+from .attack import LOGGED_ATTACKS as LOGGED
 
 __all__ = ["attack_line", "note_line", "round_summary", "narrate", "ENDING_TEXT"]
 
@@ -92,10 +93,15 @@ def narrate(events: Sequence[Mapping[str, Any]], *, open_rounds: int = 1) -> str
             extra.append(ENDING_TEXT.get(e["ending"], e["ending"]))
         elif kind == "round":
             opened = " open" if e["round"] <= open_rounds else ""
-            body = section("Attacks", steps(attacks) if attacks else "<p>No attack was possible.</p>")
+            more = e.get("attacks_not_listed", 0)
+            listed = steps(attacks) if attacks else ("" if more else "<p>No attack was possible.</p>")
+            if more:
+                listed += (f"<p>{more:,} more attacks this round are not listed (the log describes the first "
+                           f"{LOGGED:,} attacks of a battle).</p>")
+            body = section("Attacks", listed)
             body += section("End of round", steps(round_summary(e), ordered=False))
             out.append(f'<details class="atg-round"{opened}><summary>Round {esc(e["round"])}: '
-                       f'{len(attacks)} attacks</summary>{body}</details>')
+                       f'{len(attacks) + more:,} attacks</summary>{body}</details>')
             attacks = []
     out += [f"<p>{esc(x)}</p>" for x in extra]
     return "".join(out)

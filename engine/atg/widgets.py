@@ -20,12 +20,12 @@ from typing import Any, Final
 
 from .. import montecarlo, present
 from ..dice import prob_json
-from ..schema import Boolean, Choice, Group, Integer, ListOf, Number, Text, fraction_text
+from ..schema import Boolean, Choice, Group, InputError, Integer, ListOf, Number, Text, fraction_text
 from ..settings import rules_from
 from ..widgets import Widget, register
 from . import parts
 from .endings import ENDINGS
-from .loop import fight
+from .loop import WORK_LIMIT, BattleTooBig, Outcome, fight
 from .narrate import ENDING_TEXT, narrate
 from .rules import RULES_GROUP, Rules, concentric_values
 from .setup import COMBAT_TYPES, TAKES_HEX, AASupport, Interceptor, Setup, Unit, UnitState
@@ -483,9 +483,19 @@ def battle_render(res: Mapping[str, Any]) -> str:
             + present.assumptions(res["assumptions"]))
 
 
+def _play(setup: Setup, rules: Rules, rng: random.Random, record: bool) -> Outcome:
+    """One battle, or an InputError that says what to change when it is too big to play here."""
+    try:
+        return fight(setup, rules, rng, record=record)
+    except BattleTooBig as e:
+        raise InputError("attackers", f"{e}; use fewer or smaller units, unit types with fewer attacks a round, "
+                         "or fewer action points (a battle may look over at most "
+                         f"{WORK_LIMIT:,} targets in all)") from None
+
+
 def battle_sample(v: Mapping[str, Any], seed: int) -> dict[str, Any]:
     rules = rules_from(Rules, v["rules"])
-    o = fight(battle_setup(v), rules, random.Random(seed), record=True)
+    o = _play(battle_setup(v), rules, random.Random(seed), True)
     return {"ending": o.ending, "rounds": o.rounds, "events": list(o.events),
             "attacker": {"casualties": dict(o.attacker.casualties), "survivors": dict(o.attacker.survivors),
                          "panics": o.attacker.panics, "experience": round(o.attacker.experience, 3)},
@@ -563,7 +573,7 @@ def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tal
     (20, 20)
     """
     setup, rules = _prepare(v)
-    o = fight(setup, rules, rng, record=False)
+    o = _play(setup, rules, rng, False)
     tally.count("ending", o.ending)
     tally.observe("rounds", o.rounds)
     for name, side in (("attacker", o.attacker), ("defender", o.defender)):
