@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -41,8 +42,17 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("widget", help="widget id, e.g. small_general.combat")
         p.add_argument("--inputs", default="{}", help="inputs as a JSON object")
         if name == "roll":
-            p.add_argument("--seed", type=int, required=True, help="seed that replays the roll")
+            p.add_argument("--seed", required=True, help="seed that replays the roll: a whole number, 0 to 2**53")
     args = parser.parse_args(argv)
+    try:
+        return _command(args)
+    except BrokenPipeError:  # the reader stopped reading (``| head``): not an error of ours or theirs
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _command(args: argparse.Namespace) -> int:
 
     if args.command == "list":
         for w in widgets.all_widgets():
@@ -60,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(inputs, dict):
             raise InputError("", "--inputs must be a JSON object")
         w = widgets.get(args.widget)
-        result = w.run(inputs) if args.command == "run" else w.roll(inputs, args.seed)
+        result = w.run(inputs) if args.command == "run" else w.roll(inputs, widgets.check_seed(args.seed))
     except (InputError, widgets.UnknownWidgetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -20,7 +20,7 @@ from typing import Any
 
 from . import widgets
 from .montecarlo import Tally
-from .schema import InputError, json_depth_ok, jsonable
+from .schema import InputError, json_depth_ok, jsonable, shown
 
 __all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
@@ -83,7 +83,7 @@ def _whole(value: Any, name: str, low: int, high: int, what: str) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InputError(name, f"{value!r} is not {what}; enter a whole number from {low} to {high}",
+        raise InputError(name, f"{shown(value)} is not {what}; enter a whole number from {low} to {high}",
                          f"{low}..{high}")
     return value
 
@@ -181,7 +181,7 @@ def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
     op = message.get("op")
     try:
         if op not in OPS:
-            raise InputError("op", f"{op!r} is not an operation; use one of {', '.join(OPS)}", ", ".join(OPS))
+            raise InputError("op", f"{shown(op)} is not an operation; use one of {', '.join(OPS)}", ", ".join(OPS))
         if op == "describe":
             return {"result": [w.describe() for w in widgets.all_widgets()]}
         w = widgets.get(str(message.get("widget")))

@@ -85,9 +85,11 @@ def shown(value: Any, limit: int = 24) -> str:
 
     >>> shown("x" * 100)
     "'xxxxxxxxxxxxxxxxxxxxxxxx…'"
-    >>> shown(5), shown(Fraction(5, 2))
-    ('5', '5/2')
+    >>> shown(5), shown(Fraction(5, 2)), shown(True), shown(None)
+    ('5', '5/2', 'true', 'null')
     """
+    if isinstance(value, bool) or value is None:  # as JSON, a link or a form spells them
+        return "null" if value is None else "true" if value else "false"
     if isinstance(value, Fraction):
         value = fraction_text(value)
         text = value if len(value) <= limit else value[:limit] + "…"
@@ -187,7 +189,7 @@ class Choice(Field):
 
     def coerce(self, value: Any, path: str) -> str:
         if not isinstance(value, str) or value not in self.choices:
-            raise self.fail(path, f"{value!r} is not allowed; choose one of {self.allowed()}")
+            raise self.fail(path, f"{shown(value)} is not allowed; choose one of {self.allowed()}")
         return value
 
     def allowed(self) -> str:
@@ -332,7 +334,7 @@ class Boolean(Field):
             return value
         if isinstance(value, str) and value.strip().lower() in ("true", "false"):
             return value.strip().lower() == "true"
-        raise self.fail(path, f"{value!r} is not true or false")
+        raise self.fail(path, f"{shown(value)} is not true or false")
 
     def allowed(self) -> str:
         return "true or false"

@@ -47,3 +47,27 @@ def test_bad_json_and_unknown_widget_exit_2():
     unknown = cli("run", "nope.widget")
     assert unknown.returncode == 2 and "no widget named 'nope.widget'" in unknown.stderr
 
+
+
+def test_a_bad_seed_is_one_line_not_a_usage_dump():
+    out = cli("roll", "small_general.combat", "--seed", "1e5")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == "error: seed: '1e5' is not a seed; enter a whole number from 0 to 2**53\n"
+
+
+def test_booleans_read_as_the_forms_and_links_write_them():
+    out = cli("run", "small_general.combat", "--inputs", '{"hex_sides": true}')
+    assert out.returncode == 2 and out.stderr == ("error: hex_sides: true is not a whole number; enter a whole "
+                                                  "number from 1 to 6\n")
+    out = cli("run", "atg.panic", "--inputs", '{"rules": {"panic_reading": false}}')
+    assert "false is not allowed" in out.stderr and "False" not in out.stderr
+
+
+def test_output_cut_short_by_the_reader_ends_quietly():
+    """``python -m engine list | head -1``: no BrokenPipe traceback."""
+    p = subprocess.Popen([sys.executable, "-m", "engine", "list"], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    assert p.stdout is not None and p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read().decode() if p.stderr else ""
+    assert p.wait() == 0 and err == ""

@@ -29,7 +29,7 @@ def test_defaults_fill_everything():
     ({"sides": 7}, "sides", "7 is out of range; enter a whole number from 1 to 6"),
     ({"sides": "two"}, "sides", "'two' is not a whole number"),
     ({"sides": ""}, "sides", "enter a whole number from 1 to 6"),
-    ({"sides": True}, "sides", "True is not a whole number"),
+    ({"sides": True}, "sides", "true is not a whole number"),
     ({"night": "maybe"}, "night", "'maybe' is not true or false"),
     ({"attacker": {"strength": "-1"}}, "attacker.strength", "-1 is out of range; enter a number of at least 0"),
     ({"attacker": {"strength": "1/0"}}, "attacker.strength", "is not a number"),

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, Literal, TypeAlias
 
+from ..schema import to_text
 from ..settings import rules_group, setting
 
 __all__ = ["Rules", "RULES_GROUP", "concentric_values", "as_floats", "Randomisation", "TieReading",
@@ -364,5 +365,5 @@ def assumed_notes(rules: Rules) -> list[dict[str, str]]:
     for f in RULES_GROUP.fields:
         if f.assumed:
             value = getattr(rules, f.name)
-            out.append({"setting": f.name, "value": str(value), "note": f.assumed})
+            out.append({"setting": f.name, "value": to_text(value), "note": f.assumed})
     return out

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from .. import montecarlo, present
 from ..dice import prob_json
-from ..schema import Boolean, Choice, Group, InputError, Integer, ListOf, Number, Text, fraction_text
+from ..schema import Boolean, Choice, Group, InputError, Integer, ListOf, Number, Text, fraction_text, to_text
 from ..settings import rules_from
 from ..widgets import Widget, register
 from . import parts
@@ -50,8 +50,7 @@ def _assumptions(values: Mapping[str, Any]) -> list[dict[str, str]]:
     for name, value in values.items():
         f = RULES_GROUP.field(name)
         if f.assumed:
-            shown = fraction_text(value) if isinstance(value, Fraction) else str(value)
-            out.append({"setting": name, "value": shown, "note": f.assumed})
+            out.append({"setting": name, "value": to_text(value), "note": f.assumed})
     return out
 
 
