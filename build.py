@@ -785,8 +785,73 @@ def build(config: Config) -> dict[str, bytes]:
             "engine": ENGINE_VERSION, "pyodide": PYODIDE_VERSION, "wheel": WHEEL_NAME,
             "wheel_sha256": hashlib.sha256(files[f"pyodide/{WHEEL_NAME}"]).hexdigest(),
         }, indent=1).encode()
+    broken = broken_links(files)
+    if broken:
+        raise BuildError("broken links in the built site:\n  " + "\n  ".join(broken))
     write(config.output, files)
     return files
+
+
+class _Anchors(HTMLParser):
+    """The ids a page holds and the links it makes (``href`` of ``a`` and ``link``, ``src``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"] or "")
+        if tag in ("a", "link") and a.get("href"):
+            self.links.append(a["href"] or "")
+        elif tag in ("script", "img", "iframe") and a.get("src"):
+            self.links.append(a["src"] or "")
+
+
+def broken_links(files: Mapping[str, bytes]) -> list[str]:
+    """Every link of every built page to a file the site does not have, or to an anchor its page lacks.
+
+    Links off the site (a scheme or ``//``) are not followed; ``?query`` is ignored (widget state).
+
+    >>> broken_links({"a.html": b'<a href="b.html#x">b</a><a href="#top">t</a>', "b.html": b'<h2 id="x">X</h2>'})
+    ['a.html: #top (no such anchor on a.html)']
+    >>> broken_links({"s/a.html": b'<a href="../c.html">c</a>'})
+    ['s/a.html: ../c.html (no such file)']
+    """
+    pages: dict[str, _Anchors] = {}
+    for path, data in files.items():
+        if path.endswith(".html"):
+            parser = _Anchors()
+            parser.feed(data.decode("utf-8"))
+            pages[path] = parser
+    broken = []
+    for path, page in sorted(pages.items()):
+        base = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+        for link in page.links:
+            if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//", link):
+                continue
+            target, _, anchor = link.partition("#")
+            target = target.partition("?")[0]
+            if target:
+                parts: list[str] = []
+                for piece in (base + target).split("/"):
+                    if piece == "..":
+                        if not parts:
+                            break
+                        parts.pop()
+                    elif piece not in ("", "."):
+                        parts.append(piece)
+                resolved = "/".join(parts) + ("/index.html" if target.endswith("/") else "")
+                resolved = resolved.lstrip("/") or "index.html"
+            else:
+                resolved = path
+            if resolved not in files:
+                broken.append(f"{path}: {link} (no such file)")
+            elif anchor and resolved in pages and anchor not in pages[resolved].ids:
+                broken.append(f"{path}: {link} (no such anchor on {resolved})")
+    return broken
 
 
 def write(output: Path, files: Mapping[str, bytes]) -> None:

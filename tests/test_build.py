@@ -142,6 +142,7 @@ def test_real_site_pages_build(tmp_path):
     for system_module in widgets.SYSTEM_MODULES:
         slug = system_module.split(".")[1].replace("_", "-")
         assert any(p.startswith(slug + "/") for p in pages), f"no pages for {system_module}"
+    assert build.broken_links(files) == [] and "sgs/battle-sequence-and-morale.html" in files
 
 
 def test_glossary_terms_match_whole_words_and_abbreviations_exactly():
@@ -245,3 +246,18 @@ def test_glossary_keeps_only_systems_with_pages(real_site):
     assert "five systems" not in glossary
     text = "## A\nx\n## B {: data-system=\"demo\" }\ny\n## C {: data-system=\"later\" }\nz\n"
     assert build.keep_built_systems(text, {"demo"}) == "## A\nx\n## B {: data-system=\"demo\" }\ny"
+
+
+def test_a_broken_link_or_anchor_fails_the_build(demo, tmp_path):
+    """Issue 20: a page linked to one that does not exist. The build checks every internal link and anchor."""
+    import shutil
+    content = tmp_path / "content"
+    shutil.copytree(FIXTURE / "content", content)
+    page = next((content / "demo").glob("*.md"))
+    page.write_text(page.read_text(encoding="utf-8") + "\n\nSee [the table](no-such-page.html) and "
+                    "[a section](more.html#nowhere).\n", encoding="utf-8")
+    with pytest.raises(build.BuildError) as e:
+        build.build(build.Config(content=content, output=tmp_path / "out", runtime=False))
+    assert "no-such-page.html (no such file)" in str(e.value)
+    assert "more.html#nowhere (no such anchor on demo/more.html)" in str(e.value)
+    assert not (tmp_path / "out").exists()
