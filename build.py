@@ -649,7 +649,8 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
         render_markdown(page, env, terms)
     ordered = [p for p in pages if p.system_slug]
     common = {"config": config, "nav": nav, "runtime": config.runtime, "snapshot_bytes": snapshot_bytes,
-              "engine_version": ENGINE_VERSION, "pyodide_version": PYODIDE_VERSION, "csp": CONTENT_SECURITY_POLICY}
+              "engine_version": ENGINE_VERSION, "pyodide_version": PYODIDE_VERSION, "csp": CONTENT_SECURITY_POLICY,
+              "has_glossary": glossary is not None}
     files: dict[str, str] = {}
     for page in pages:
         i = ordered.index(page) if page in ordered else -1
@@ -836,15 +837,17 @@ def broken_links(files: Mapping[str, bytes]) -> list[str]:
             target = target.partition("?")[0]
             if target:
                 parts: list[str] = []
+                outside = False
                 for piece in (base + target).split("/"):
                     if piece == "..":
-                        if not parts:
-                            break
-                        parts.pop()
+                        outside = outside or not parts
+                        parts = parts[:-1]
                     elif piece not in ("", "."):
                         parts.append(piece)
-                resolved = "/".join(parts) + ("/index.html" if target.endswith("/") else "")
-                resolved = resolved.lstrip("/") or "index.html"
+                if outside:
+                    broken.append(f"{path}: {link} (outside the site)")
+                    continue
+                resolved = "/".join(parts + (["index.html"] if target.endswith("/") or not parts else []))
             else:
                 resolved = path
             if resolved not in files:

@@ -261,3 +261,12 @@ def test_a_broken_link_or_anchor_fails_the_build(demo, tmp_path):
     assert "no-such-page.html (no such file)" in str(e.value)
     assert "more.html#nowhere (no such anchor on demo/more.html)" in str(e.value)
     assert not (tmp_path / "out").exists()
+
+
+def test_broken_links_resolves_relative_paths_and_anchors():
+    files = {"index.html": b"", "a.html": b'<a href="b.html#x">b</a><a href="#top">t</a><a href="https://x.org/">off</a>',
+             "b.html": b'<h2 id="x">X</h2><a href="s/c.html?w.k=1#w">c</a>', "s/c.html": b'<section id="w">',
+             "s/d.html": b'<a href="../a.html">a</a><a href="../../e.html">e</a><script src="../s/c.js"></script>'}
+    assert build.broken_links(files) == ["a.html: #top (no such anchor on a.html)",
+                                         "s/d.html: ../../e.html (outside the site)",
+                                         "s/d.html: ../s/c.js (no such file)"]
