@@ -81,11 +81,28 @@ def test_anti_tank_brigade_in_forest_doubles_attackers_losses() -> None:
 
 
 @pytest.mark.parametrize("conditions", [{"terrain_cm": "quarters"}, {"terrain_aec_modifier": 1},
-                                        {"weather_aec_modifier": 1}])
+                                        {"terrain_aec_modifier": 1, "weather_aec_modifier": 1}])
 def test_any_aec_modifying_hex_doubles_atec_for_losses(conditions: dict[str, Any]) -> None:
     r = run([TANK_BRIGADE] * 3, [AT_BRIGADE], a_losses=4, conditions=conditions)
     assert r["required_losses"]["hex_modifies_aec"] is True
     assert attacker_required(r) == 2
+
+
+def test_weather_alone_modifies_nothing_unless_read_so() -> None:
+    """Issue 19: the source has weather increase the terrain's AEC modifier; with none, nothing to increase."""
+    r = run([TANK_BRIGADE] * 3, [AT_BRIGADE], a_losses=4, conditions={"weather_aec_modifier": 1})
+    assert r["required_losses"]["hex_modifies_aec"] is False and attacker_required(r) == 1
+    literal = run([TANK_BRIGADE] * 3, [AT_BRIGADE], a_losses=4, conditions={"weather_aec_modifier": 1},
+                  settings={"weather_needs_terrain": False})
+    assert literal["required_losses"]["hex_modifies_aec"] is True and attacker_required(literal) == 2
+
+
+def test_a_declining_defender_may_leave_no_armour_modifier() -> None:
+    top = run([TANK_BRIGADE], [AT_BRIGADE], d_declines=True)
+    none = run([TANK_BRIGADE], [AT_BRIGADE], d_declines=True, settings={"declined_defence": "no_modifier"})
+    assert [o["modifier"] for o in top["modifier"]["armour"]["outcomes"]] == [4]
+    assert [o["modifier"] for o in none["modifier"]["armour"]["outcomes"]] == [0]
+    assert "setting declined_defence" in none["modifier"]["armour"]["trace"][0]
 
 
 def test_hexside_modifier_alone_does_not_double() -> None:

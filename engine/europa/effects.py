@@ -120,15 +120,18 @@ def armour_modifier(aeca: Fraction, atec: Fraction, aecd: Fraction, table: Ratio
     return ArmourModifier(comparison, ratio, row, base, reduction, final, tuple(trace))
 
 
-def declined_armour() -> ArmourModifier:
-    """No armour modifier: the attacker declined AEC and the ``no_modifier`` reading is in use.
+def declined_armour(side: str = "attacker") -> ArmourModifier:
+    """No armour modifier: ``side`` declined AEC and the ``no_modifier`` reading for it is in use.
 
     >>> declined_armour().final
     Dist({0: 1})
+    >>> declined_armour("defender").trace[0][:24]
+    'The defender declined AE'
     """
+    setting_name = "declined_aeca" if side == "attacker" else "declined_defence"
     return ArmourModifier(None, None, None, NO_MODIFIER, 0, NO_MODIFIER,
-                          ("The attacker declined AEC, so no armour comparison is made: no armour modifier "
-                           "(setting declined_aeca).",))
+                          (f"The {side} declined AEC, so no armour comparison is made: no armour modifier "
+                           f"(setting {setting_name}).",))
 
 
 def _row_words(row: TableRow) -> str:

@@ -77,7 +77,8 @@ def _common_unit_fields() -> tuple[Field, ...]:
                choices=_choices(UnitType), labels=UNIT_TYPE_LABELS, label="Type"),
         Choice("formation", "Division and corps convert a fixed 1 RE; smaller formations convert one for one.",
                "regiment", choices=_choices(Formation), label="Formation"),
-        Number("re_size", "Size in regimental equivalents (a division is usually 3).", "1",
+        Number("re_size", "Size in regimental equivalents: 1 for a regiment or brigade; a division or corps as its "
+               "counter and the country rules give it.", "1",
                minimum=0, maximum=30, label="REs"),
         Integer("combat_value", "Printed combat strength; a German panzer division above 12 converts 2 REs.", 3,
                 minimum=0, maximum=99, label="Combat value"),
@@ -163,8 +164,8 @@ AEC_INPUTS = Group("inputs", "", fields=(
 """Inputs of ``europa.aec``."""
 
 RATIO_SETTINGS = rules_group(EuropaRules, "settings", "Our table where the source prints none.", label="Settings",
-                             only=("armour_table",))
-"""Settings of ``europa.ratio``: the armour effects table only."""
+                             only=("armour_table", "weather_needs_terrain"))
+"""Settings of ``europa.ratio``: the armour effects table and whether weather needs a terrain modifier."""
 
 RATIO_INPUTS = Group("inputs", "", fields=(
     Number("aeca", "REs of AECA the attacker uses (after terrain).", "51/10", minimum=0, maximum=500, label="AECA"),

@@ -166,6 +166,24 @@ class EuropaRules:
         assumed="The note counts each Axis 2-10 heavy AA brigade as two; the example under it counts a heavy "
                 "motorized AA regiment as two. The two disagree; we follow the example.")
     """Which Axis heavy AA units count twice (see :attr:`every_axis_heavy_aa`)."""
+    declined_defence: Literal["counts_zero", "no_modifier"] = setting(
+        "counts_zero", help="What the modifier is when the defender declines AEC.",
+        choices=("counts_zero", "no_modifier"),
+        labels={"counts_zero": "ATEC and AECD count 0: the attacker's AECA reads the top row",
+                "no_modifier": "No armour modifier at all"},
+        label="Defender declines",
+        assumed="The source says only that declining removes the required losses. Counting the defender's REs "
+                "as 0 hands any attacker with AECA the top row of the table; the other reading, as for an "
+                "attacker that declines, gives no armour modifier.")
+    """The armour modifier when the defender declines (see :attr:`no_modifier_when_defence_declines`)."""
+    weather_needs_terrain: bool = setting(
+        True, help="Weather adds to the AEC modifier only in a hex whose terrain has one.",
+        label="Weather needs terrain",
+        assumed="The source says weather increases the terrain's normal AEC modifier. In a hex whose terrain "
+                "has none there is nothing to increase, so by default the weather adds nothing there, and the "
+                "hex does not count as one that modifies AEC (which would double the ATEC limit on required "
+                "losses). Turned off, weather alone gives a modifier.")
+    """Weather counts only where the terrain has an AEC modifier (see :meth:`weather_modifier`)."""
 
     # The engine's yes-or-no view of the choices --------------------------------
 
@@ -223,6 +241,21 @@ class EuropaRules:
     def no_modifier_when_declined(self) -> bool:
         """An attacker that declines AEC gets no armour modifier at all (else its AECA counts 0)."""
         return self.declined_aeca == "no_modifier"
+
+    @property
+    def no_modifier_when_defence_declines(self) -> bool:
+        """A defender that declines AEC leaves no armour modifier (else its ATEC and AECD count 0)."""
+        return self.declined_defence == "no_modifier"
+
+    def weather_modifier(self, terrain: int, weather: int) -> int:
+        """The weather's AEC modifier that applies: it increases the terrain's, so by default none without one.
+
+        >>> EuropaRules().weather_modifier(0, 2), EuropaRules().weather_modifier(1, 2)
+        (0, 2)
+        >>> EuropaRules(weather_needs_terrain=False).weather_modifier(0, 2)
+        2
+        """
+        return weather if terrain > 0 or not self.weather_needs_terrain else 0
 
     @property
     def every_axis_heavy_aa(self) -> bool:

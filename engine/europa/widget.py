@@ -198,19 +198,20 @@ def analyse(values: Mapping[str, Any]) -> Analysis:
     used_aecd = aecd.total if defender_uses else ZERO
     used_atec = atec.total if defender_uses else ZERO
 
+    weather = rules.weather_modifier(conditions["terrain_aec_modifier"], conditions["weather_aec_modifier"])
     if not attacker_uses and rules.no_modifier_when_declined:
         armour = declined_armour()
+    elif not defender_uses and rules.no_modifier_when_defence_declines:
+        armour = declined_armour("defender")
     else:
         armour = armour_modifier(used_aeca, used_atec, used_aecd, rules.armour,
-                                 conditions["terrain_aec_modifier"], conditions["weather_aec_modifier"],
-                                 conditions["hexside_aec_modifier"])
+                                 conditions["terrain_aec_modifier"], weather, conditions["hexside_aec_modifier"])
     skips = rules.decline_covers_heavy
     heavy = heavy_comparison(attackers if attacker_uses or not skips else (),
                              defenders if defender_uses or not skips else (), rules.heavy,
                              every_axis_heavy_aa=rules.every_axis_heavy_aa)
 
-    hex_modifies_aec = (terrain is not Reduction.NONE or conditions["terrain_aec_modifier"] > 0
-                        or conditions["weather_aec_modifier"] > 0)
+    hex_modifies_aec = terrain is not Reduction.NONE or conditions["terrain_aec_modifier"] > 0 or weather > 0
     cap_aeca = (aeca.before_terrain if rules.caps_before_terrain else aeca.total) if attacker_uses else ZERO
     defender_losses = values["defender"]["losses"]
     aeca_req = attacker_requirement(aeca, used_atec, attacker_uses=attacker_uses,
@@ -384,8 +385,10 @@ def render_sample(sample: Mapping[str, Any]) -> str:
 
 def _ratio_modifier(values: Mapping[str, Any]) -> ArmourModifier:
     c = values["conditions"]
-    return armour_modifier(values["aeca"], values["atec"], values["aecd"], rules_of(values["settings"]).armour,
-                           c["terrain_aec_modifier"], c["weather_aec_modifier"], c["hexside_aec_modifier"])
+    rules = rules_of(values["settings"])
+    return armour_modifier(values["aeca"], values["atec"], values["aecd"], rules.armour, c["terrain_aec_modifier"],
+                           rules.weather_modifier(c["terrain_aec_modifier"], c["weather_aec_modifier"]),
+                           c["hexside_aec_modifier"])
 
 
 def compute_ratio(values: Mapping[str, Any]) -> dict[str, Any]:

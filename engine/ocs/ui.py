@@ -32,7 +32,7 @@ from .table import COLUMN_COUNT, Terrain, columns
 __all__ = ["COMBAT_INPUTS", "READER_INPUTS", "CellField", "situation_from", "combat", "walkthrough", "reader"]
 
 MAX_ACTION_RATING = 5
-"""Highest action rating the form offers (OCS counters print ratings from 0 to 5)."""
+"""Highest action rating the form offers: a bound on input, ours (the charts give no range)."""
 MAX_UNIT_STRENGTH = 100
 """Largest strength one unit may have here; printed OCS units are far below it."""
 MAX_TOTAL_STRENGTH = 1000
@@ -68,7 +68,9 @@ SETTINGS = rules_group(Settings, "settings", "Our choices where the charts are s
 
 def _action_rating(name: str, side: str, default: int) -> Integer:
     return Integer(name, f"Action rating of the unit the {side} picks to speak for his side.", default,
-                   minimum=0, maximum=MAX_ACTION_RATING, label=f"{side.capitalize()}'s action rating")
+                   minimum=0, maximum=MAX_ACTION_RATING, label=f"{side.capitalize()}'s action rating",
+                   assumed=f"The charts give no range for action ratings; 0 to {MAX_ACTION_RATING} is our bound "
+                           "on what the form takes.")
 
 
 CONTEXT_FIELDS: tuple[Field, ...] = (
@@ -95,7 +97,9 @@ COMBAT_INPUTS = Group("inputs", "", fields=(
     _units("defense_units", "defending"),
     _action_rating("defender_ar", "defender", 2),
     Integer("hedgehog", "Level of the hedgehog the defenders hold; 0 for none.", 0, minimum=0,
-            maximum=MAX_HEDGEHOG, label="Hedgehog level"),
+            maximum=MAX_HEDGEHOG, label="Hedgehog level",
+            assumed=f"The charts give no highest hedgehog level; {MAX_HEDGEHOG} is our bound on what the form "
+                    "takes."),
     TERRAIN,
     *CONTEXT_FIELDS,
     SETTINGS,
