@@ -403,13 +403,16 @@ def _pct(x: float) -> str:
     return f"{x * 100:.1f}%"
 
 
-def whisker_bar(iv: Interval) -> str:
-    """A bar of the estimate with the interval as a whisker, in SVG on a 0-100 % scale.
+def whisker_bar(iv: Interval, scale: float = 1.0) -> str:
+    """A bar of the estimate with the interval as a whisker, in SVG; ``scale`` is the share the full width
+    stands for (1: a 0-100 % scale).
 
     >>> whisker_bar(Interval(0.5, 0.25, 0.75))[:40]
     '<svg class="bar ci" viewBox="0 0 100 10"'
+    >>> 'width="100.0"' in whisker_bar(Interval(0.5, 0.25, 0.75), scale=0.5)
+    True
     """
-    w, lo, hi = (f"{x * 100:.1f}" for x in (iv.estimate, iv.low, iv.high))
+    w, lo, hi = (f"{min(1.0, x / scale) * 100:.1f}" for x in (iv.estimate, iv.low, iv.high))
     return (f'<svg class="bar ci" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true" '
             f'focusable="false"><rect width="{w}" height="10"></rect>'
             f'<line class="whisker" x1="{lo}" x2="{hi}" y1="5" y2="5" stroke="currentColor"></line>'
@@ -435,10 +438,10 @@ def outcome_table(tally: Tally, variable: str, caption: str, outcomes: Sequence[
         iv = tally.interval(variable, o)
         rows.append(f'<tr class="side-{present.esc(sides.get(o, "neutral"))}">'
                     f'<th scope="row">{present.esc(labels.get(o, o))}</th>'
-                    f'<td class="num">{seen.get(o, 0)}</td><td class="num pct">{_pct(iv.estimate)}</td>'
+                    f'<td class="num">{seen.get(o, 0):,}</td><td class="num pct">{_pct(iv.estimate)}</td>'
                     f'<td class="num ci">{_pct(iv.low)} to {_pct(iv.high)}</td>'
                     f'<td class="bar">{whisker_bar(iv)}</td></tr>')
-    return (f'<table class="dist estimate"><caption>{present.esc(caption)} ({tally.trials} trials)</caption>'
+    return (f'<table class="dist estimate"><caption>{present.esc(caption)} ({tally.trials:,} trials)</caption>'
             f'<thead><tr><th scope="col">{present.esc(label)}</th><th scope="col" class="num">Trials</th>'
             f'<th scope="col" class="num">Share</th><th scope="col" class="num">{level}% interval</th>'
             f'<th scope="col"><span class="visually-hidden">Bar</span></th></tr></thead>'
@@ -446,7 +449,12 @@ def outcome_table(tally: Tally, variable: str, caption: str, outcomes: Sequence[
 
 
 def _g(x: float) -> str:
-    return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
+    """A mean or spread for reading: three significant figures, whole numbers grouped from 1,000.
+
+    >>> _g(0.123456), _g(17762.4), _g(999.94)
+    ('0.123', '17,762', '1,000')
+    """
+    return f"{x:.3g}" if abs(x) < 999.5 else f"{x:,.0f}"
 
 
 def means_list(tally: Tally, names: Iterable[tuple[str, str]]) -> str:
@@ -464,19 +472,24 @@ def means_list(tally: Tally, names: Iterable[tuple[str, str]]) -> str:
 
 
 def histogram(tally: Tally, name: str, caption: str, label: str = "Value") -> str:
-    """An integer quantity's distribution: one row per value from its least to its greatest."""
+    """An integer quantity's distribution: one row per value from its least to its greatest, each share with
+    its confidence interval (as the endings show theirs), bars scaled to the highest interval's top."""
     h = tally.hists.get(name, {})
     n = sum(h.values())
     if not n:
         return present.note(f"{caption}: no trials yet.")
-    peak = max(h.values())
-    rows = []
     span = range(min(h), max(h) + 1) if max(h) - min(h) <= 200 else sorted(h)
+    intervals = {k: wilson(h.get(k, 0), n, tally.confidence) for k in span}
+    top = max(iv.high for iv in intervals.values())
+    level = fraction_text(tally.confidence * 100)
+    rows = []
     for k in span:
-        c = h.get(k, 0)
-        rows.append(f'<tr><th scope="row">{k}</th><td class="num">{c}</td><td class="num pct">{_pct(c / n)}</td>'
-                    f'<td class="bar">{present.bar(f"{c / peak * 100:.1f}")}</td></tr>')
-    return (f'<table class="dist histogram"><caption>{present.esc(caption)}</caption>'
+        c, iv = h.get(k, 0), intervals[k]
+        rows.append(f'<tr><th scope="row">{k:,}</th><td class="num">{c:,}</td><td class="num pct">{_pct(c / n)}</td>'
+                    f'<td class="num ci">{_pct(iv.low)} to {_pct(iv.high)}</td>'
+                    f'<td class="bar">{whisker_bar(iv, top)}</td></tr>')
+    return (f'<table class="dist histogram"><caption>{present.esc(caption)} ({n:,} trials)</caption>'
             f'<thead><tr><th scope="col">{present.esc(label)}</th><th scope="col" class="num">Trials</th>'
-            f'<th scope="col" class="num">Share</th><th scope="col"><span class="visually-hidden">Bar</span></th>'
+            f'<th scope="col" class="num">Share</th><th scope="col" class="num">{level}% interval</th>'
+            f'<th scope="col"><span class="visually-hidden">Bar</span></th>'
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')

@@ -184,3 +184,14 @@ def test_a_long_battle_log_lists_the_first_attacks_and_counts_the_rest():
     assert len(listed) == LOGGED_ATTACKS and sum(r["attacks_not_listed"] for r in rounds) > 0
     html = w.render_sample(s)
     assert "more attacks this round are not listed" in html
+
+
+def test_battle_figures_say_what_they_count():
+    """Issue 20: 'experience gained 17762' said neither per what nor whose; the result box no longer tells
+    the reader to roll a battle shown right below it."""
+    w = get("atg.battle")
+    v = w.validate({})
+    html = w.render_tally(w.estimate(v, 1, 0, 30), v)
+    assert "Per battle, on average" in html and "experience points gained, all its individuals together" in html
+    assert "(30 trials)" in html
+    assert "Roll a battle" not in w.render(w.run(v))

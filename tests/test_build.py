@@ -162,6 +162,10 @@ def real_site(tmp_path_factory):
     return out
 
 
+def test_prerendered_run_groups_thousands(real_site):
+    assert "1,000 of 1,000 trials, pre-rendered at build time" in read(real_site, "atg/the-combat-loop.html")
+
+
 def test_glossary_anchors_and_first_use_links(real_site):
     glossary = read(real_site, "glossary.html")
     assert '<dt id="term-action-rating">Action rating (AR)</dt>' in glossary

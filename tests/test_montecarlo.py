@@ -295,3 +295,16 @@ def test_histogram_of_a_wide_range_lists_only_seen_values():
     t.observe("x", 0)
     t.observe("x", 10**6)
     assert montecarlo.histogram(t, "x", "X").count("<tr>") == 3  # the head and two values
+
+
+def test_a_histogram_shows_each_share_with_its_interval_and_groups_thousands():
+    """Issue 20: histograms show their intervals like the endings do; counts are grouped (1,234)."""
+    t = montecarlo.Tally()
+    for k, c in ((3, 1234), (4, 0), (5, 766)):
+        for _ in range(c):
+            t.observe("x", k)
+    html = montecarlo.histogram(t, "x", "Totals", "Total")
+    assert "(2,000 trials)" in html and "95% interval" in html
+    iv = montecarlo.wilson(1234, 2000)
+    assert f"<td class=\"num\">1,234</td>" in html and f"{iv.low * 100:.1f}% to {iv.high * 100:.1f}%" in html
+    assert html.count('class="bar ci"') == 3                       # a whisker for every value, 4 (none seen) too

@@ -478,8 +478,7 @@ def battle_render(res: Mapping[str, Any]) -> str:
             {"label": "Individuals defending", "value": str(res["defenders"])},
             {"label": "Sides of attack at the start", "value": str(res["sides"])},
             {"label": "HQs attacking", "value": str(res["hqs"])}]
-    return (present.figures(figs) + present.note("Roll a battle to see it told round by round.")
-            + present.assumptions(res["assumptions"]))
+    return present.figures(figs) + present.assumptions(res["assumptions"])
 
 
 def _play(setup: Setup, rules: Rules, rng: random.Random, record: bool) -> Outcome:
@@ -588,13 +587,14 @@ def battle_render_tally(tally: montecarlo.Tally, v: Mapping[str, Any]) -> str:
     """A run of battles: the endings with their intervals, mean losses, and the spread of rounds and losses."""
     if not tally.trials:
         return present.note("No battles fought yet.")
-    means = [("rounds", "Rounds")]
+    means = [("rounds", "Rounds fought")]
     for name in ("attacker", "defender"):
-        means += [(f"{name}.lost", f"{name.capitalize()}: individuals lost"),
-                  (f"{name}.survivors", f"{name.capitalize()}: survivors"),
-                  (f"{name}.panics", f"{name.capitalize()}: units that panicked"),
-                  (f"{name}.experience", f"{name.capitalize()}: experience gained")]
-        means += [(k, f"{name.capitalize()}: {k.split('.', 2)[2]} lost")
+        side = name.capitalize()
+        means += [(f"{name}.lost", f"{side}: individuals lost"),
+                  (f"{name}.survivors", f"{side}: individuals left"),
+                  (f"{name}.panics", f"{side}: units that panicked"),
+                  (f"{name}.experience", f"{side}: experience points gained, all its individuals together")]
+        means += [(k, f"{side}: {k.split('.', 2)[2]} individuals lost")
                   for k in sorted(tally.sums) if k.startswith(f"{name}.lost.")]
     level = fraction_text(tally.confidence * 100)
     takes = v["combat"] in TAKES_HEX
@@ -602,7 +602,8 @@ def battle_render_tally(tally: montecarlo.Tally, v: Mapping[str, Any]) -> str:
                     and e != ("attacker_won" if not takes else "silenced"))
     return (montecarlo.outcome_table(tally, "ending", "How the battles ended", endings, ENDING_LABELS, ENDING_SIDES,
                                      "Ending")
-            + present.section(f"Means (± half the {level}% interval)", montecarlo.means_list(tally, means))
+            + present.section(f"Per battle, on average (± half the {level}% interval; sd: the spread from "
+                              "battle to battle)", montecarlo.means_list(tally, means))
             + montecarlo.histogram(tally, "rounds", "Rounds fought", "Rounds")
             + montecarlo.histogram(tally, "attacker.lost", "Individuals the attacker lost", "Lost")
             + montecarlo.histogram(tally, "defender.lost", "Individuals the defender lost", "Lost"))

@@ -550,11 +550,11 @@ def battle_render_tally(tally: montecarlo.Tally, values: Mapping[str, Any]) -> s
     if not tally.trials:
         return present.note("No battles fought yet.")
     level = fraction_text(tally.confidence * 100)
-    means = [("rounds", "Rounds fought")]
+    means = [("rounds", "Fire rounds fought")]
     for side in SIDES:
         means += [(f"{side}.lost", f"{side.capitalize()}: strength points lost"),
                   (f"{side}.eliminated", f"{side.capitalize()}: units eliminated"),
-                  (f"{side}.panics", f"{side.capitalize()}: panics")]
+                  (f"{side}.panics", f"{side.capitalize()}: units that panicked")]
     return (montecarlo.outcome_table(tally, "winner", "Who won", SIDES, WINNER_LABELS, None, "Winner")
             + rout_test_note(values)
             + montecarlo.outcome_table(tally, "ending", "How the battles ended", tuple(ENDING_LABELS), ENDING_LABELS,
@@ -564,7 +564,8 @@ def battle_render_tally(tally: montecarlo.Tally, values: Mapping[str, Any]) -> s
                                         "none": "No rout"}, None, "Rout")
             + montecarlo.outcome_table(tally, "pursuit", "Pursuit after the battle", ("yes", "no"),
                                        {"yes": "Pursuit", "no": "No pursuit"}, None, "Pursuit")
-            + present.section(f"Means (± half the {level}% interval)", montecarlo.means_list(tally, means))
+            + present.section(f"Per battle, on average (± half the {level}% interval; sd: the spread from "
+                              "battle to battle)", montecarlo.means_list(tally, means))
             + montecarlo.histogram(tally, "rounds", "Rounds fought", "Rounds")
             + montecarlo.histogram(tally, "attacker.lost", "Strength points the attacker lost", "Lost")
             + montecarlo.histogram(tally, "defender.lost", "Strength points the defender lost", "Lost"))
