@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from browsers import Chromium, Driver, Firefox, WebKit
 from conftest import serving
-from test_browser import PAGES, SG_PAGE, WIDGETS, changes, expected_run, set_path
+from test_browser import PAGES, PHONE_WIDTH, SG_PAGE, SMALL_TARGETS, WIDGETS, changes, expected_run, set_path
 
 from engine import schema, widgets
 
@@ -232,3 +232,18 @@ def test_firefox_goes_live_on_every_fresh_load(site_url):
     finally:
         firefox.quit()
     assert stalled == [], f"{len(stalled)} of {FIREFOX_LOADS} loads needed a restart or a plain boot: {stalled}"
+
+
+@browsers("webkit")
+def test_phone_width_in_webkit(driver, site_url):
+    """Safari's engine at a phone's width: live pages, one per system, fit the screen and keep 24 px targets."""
+    driver.driver.set_window_size(PHONE_WIDTH, 800)
+    try:
+        for url in sorted({url.split("/")[0]: url for url, _, _ in reversed(WIDGETS)}.values()):
+            open_live(driver, site_url + url)
+            width, overflow = driver.call("() => [document.documentElement.clientWidth, "
+                                          "document.documentElement.scrollWidth - document.documentElement.clientWidth]")
+            assert width <= PHONE_WIDTH and overflow == 0, (url, width, overflow)
+            assert driver.call(SMALL_TARGETS) == [], url
+    finally:
+        driver.driver.set_window_size(1280, 1024)
