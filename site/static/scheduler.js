@@ -19,7 +19,8 @@
 //   says `partial: true`: its progress carries the tally instead of HTML
 //   (the page merges every worker's tally and has one worker render them),
 //   and it may start from the worker's `tally` so far and from the `chunk`
-//   size the worker's last block ended with.
+//   size the worker's last block ended with. Its first chunk is reported at
+//   once, so the page learns what a trial costs.
 //
 // A turn is one task of the worker's event loop: one request or one chunk.
 // Turns are queued through a MessageChannel, not setTimeout, whose nested
@@ -161,7 +162,8 @@ export class Scheduler {
     }
     // Round robin: the next chunk goes to the next job.
     this.jobs.push(this.jobs.shift());
-    if (job.partial ? due : render) {
+    // A block's first chunk is reported at once: the pool learns the trials' cost from it (pool.js).
+    if (job.partial ? due || job.done === count : render) {
       job.lastProgress = this.now();
       const shown = job.partial ? { tally: job.tally } : { html: reply.result.html };
       this.post({ id: job.id, progress: { done: job.done, trials: job.trials, elapsed, ...shown } });
