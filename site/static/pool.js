@@ -173,6 +173,7 @@ class SharedRun {
     this.merging = false;
     this.finishing = false;
     this.slow = false; // a trial was measured slower than SLOW_TRIAL_MS
+    this.probed = false; // the main worker has run its first trial (alone, to time it)
     this.window = null; // the speed being measured: {working, at, counted}
     this.rates = new Map(); // extra workers working -> trials a ms, as measured in this run
     this.shown = -1; // trials in the last estimate shown
@@ -218,11 +219,15 @@ class SharedRun {
   heard(w, p) {
     if (!w.block) return;
     Object.assign(w.block, { progress: p.done, tally: p.tally });
-    if (w.link === this.pool.main && p.done > 0 && p.elapsed / p.done > SLOW_TRIAL_MS && !this.slow) {
-      this.slow = true;
-      this.pool.startHelpers(); // at once: a slow run should not wait on the main worker
-      this.freeMain();
-    }
+    if (w.link === this.pool.main && p.done > 0) this.timed(p.elapsed / p.done);
+  }
+
+  // A trial of the main worker took `ms`: a slow one starts the extra workers at once.
+  timed(ms) {
+    if (ms <= SLOW_TRIAL_MS || this.slow) return;
+    this.slow = true;
+    this.pool.startHelpers(); // at once: a slow run should not wait on the main worker
+    this.freeMain();
   }
 
   // Trials in every worker's tally, finished blocks and running ones.
@@ -233,7 +238,13 @@ class SharedRun {
   next(w) {
     if (this.ended || w.block) return;
     if (w.link === this.pool.main && this.mainKeptFree()) return;
-    const block = this.queue.shift();
+    let block = this.queue.shift();
+    if (block && w.link === this.pool.main && !this.probed && block.count > 1) {
+      // The main worker's first block is one trial: what it costs decides whether it takes more.
+      this.probed = true;
+      this.queue.unshift({ first: block.first + 1, count: block.count - 1 });
+      block = { first: block.first, count: 1 };
+    }
     if (!block) {
       if (!this.finishing && this.workers.every((x) => !x.block)) this.finish();
       return;
@@ -264,6 +275,7 @@ class SharedRun {
       }
       return this.end(null, answer);
     }
+    if (w.link === this.pool.main) this.timed(answer.result.elapsed / block.count);
     w.tally = answer.result.tally;
     w.chunk = answer.result.chunk ?? w.chunk;
     w.done += block.count;

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Scheduler } from "../../site/static/scheduler.js";
-import { Pool, WorkerLink, poolSize, MIN_BLOCK } from "../../site/static/pool.js";
+import { Pool, WorkerLink, poolSize } from "../../site/static/pool.js";
 
 // The fake engine's tally: the sum and number of trial indices, and the ranges covered.
 function handle(request) {
@@ -115,7 +115,7 @@ test("a shared run counts every trial once and answers as one worker would", asy
     assert.ok(seen.length > 0 && seen.every((p) => p.done <= 1000 && p.html), "progress streams in, merged");
     const blocks = [r.main.worker, ...r.spawned].flatMap((w) => w.jobs);
     assert.ok(blocks.every((b) => b.partial === true), "every block is a partial job");
-    assert.deepEqual([r.main.worker.jobs[0].first, r.main.worker.jobs[0].trials], [0, MIN_BLOCK], "the first block is small");
+    assert.deepEqual([r.main.worker.jobs[0].first, r.main.worker.jobs[0].trials], [0, 1], "the main worker times one trial first");
   }
 });
 
