@@ -138,7 +138,10 @@ TIME_RECOMPUTES = """(calc, n) => {
       }
     })();
 }"""
+# Running on a live extra worker, past the first trial (the one the page's engine times
+# when no extra worker is live yet: the one wait a reader may meet, once a page).
 RUNNING_ON_A_HELPER = """(s) => document.querySelector(s).dataset.state === 'running'
+    && Number(document.querySelector(s + ' progress').value) >= 1
     && (window.rulesExplorer.pool.helpers ?? []).some((h) => h.state === 'live')"""
 
 
