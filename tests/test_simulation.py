@@ -101,9 +101,10 @@ def test_a_compact_link_opens_the_same_state(driver, site_url):
 
 @browsers("chromium", "firefox", "webkit")
 def test_a_run_shared_by_two_workers_gives_one_workers_figures(driver, site_url):
-    """The page's pool (pool.js) fixed at two workers: blocks go to both, the merge is CPython's HTML."""
+    """The page's pool (pool.js) fixed at two extra workers (the main one only merges once they are live):
+    blocks go to both, the merge is CPython's HTML."""
     open_live(driver, site_url + PAGE)
-    driver.call("() => { window.rulesExplorer.pool.size = 2; window.rulesExplorer.pool.spawnAfterMs = 0; }")
+    driver.call("() => { const p = window.rulesExplorer.pool; p.size = 3; p.fixed = true; p.spawnAfterMs = 0; }")
     driver.call(SET_TRIALS, SIM, "100")  # starts the extra worker at once (a page waits half a second)
     driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=60)
     shows(driver, f"{SIM} .sim-result", expected(driver, 1, 100), "a run while the extra worker boots")
