@@ -42,6 +42,9 @@ export const SPAWN_AFTER_MS = 500;
 // A trial that takes longer than this (ms) does not run on the main worker
 // while an extra worker can take it: a recompute would wait behind it.
 export const SLOW_TRIAL_MS = 5;
+// The main worker's chunks, while it runs trials, are this short (ms; other
+// workers' are the scheduler's 10): a recompute waits behind one at most.
+export const MAIN_SLICE_MS = 4;
 // The pool's speed is measured over windows of a run this long (ms) ...
 export const MEASURE_MS = 1000;
 // ... and an extra worker beyond the first stays only if the run went at
@@ -250,8 +253,9 @@ class SharedRun {
       return;
     }
     w.block = { ...block, progress: 0, tally: null };
+    const slice = w.link === this.pool.main ? { slice: MAIN_SLICE_MS } : {};
     w.block.job = w.link.job({ ...this.base, first: block.first, trials: block.count, tally: w.tally, chunk: w.chunk,
-                               partial: true }, (p) => this.heard(w, p));
+                               partial: true, ...slice }, (p) => this.heard(w, p));
     const started = w.block;
     w.block.job.done.then((answer) => this.blockDone(w, block, answer, started));
   }

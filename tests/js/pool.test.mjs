@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Scheduler } from "../../site/static/scheduler.js";
-import { Pool, WorkerLink, poolSize } from "../../site/static/pool.js";
+import { MAIN_SLICE_MS, Pool, WorkerLink, poolSize } from "../../site/static/pool.js";
 
 // The fake engine's tally: the sum and number of trial indices, and the ranges covered.
 function handle(request) {
@@ -116,6 +116,8 @@ test("a shared run counts every trial once and answers as one worker would", asy
     const blocks = [r.main.worker, ...r.spawned].flatMap((w) => w.jobs);
     assert.ok(blocks.every((b) => b.partial === true), "every block is a partial job");
     assert.deepEqual([r.main.worker.jobs[0].first, r.main.worker.jobs[0].trials], [0, 1], "the main worker times one trial first");
+    assert.ok(r.main.worker.jobs.every((j) => j.slice === MAIN_SLICE_MS), "the main worker's chunks are short");
+    assert.ok(r.spawned.flatMap((w) => w.jobs).every((j) => j.slice === undefined));
   }
 });
 
