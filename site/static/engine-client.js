@@ -1,11 +1,13 @@
 // The page's engine client: takes over the worker engine-start.js started,
 // watches its boot (restarting a boot that stalls), and sends it requests.
-// Every message from the worker is read in one place (`receive`).
+// Every message from a worker is read in one place (`WorkerLink.receive`),
+// for the page's engine and the pool's extra workers (pool.js) alike.
 //
 // Public: new Engine(); engine.state ("loading" | "live" | "failed") and
 // engine.stage; onState(listener); call(request) -> Promise<answer>;
 // job(request, onProgress) -> {done, cancel}; idle(). Tests and benchmarks
 // read bootStages, bootOrigin, bootSmallModules and bootRestarts.
+// new WorkerLink(worker) is the same without the boot's watchdog.
 
 // Pyodide hangs rather than fails on some broken set-ups (a .wasm served with
 // the wrong type, a dropped download): after this long, say so.
