@@ -101,9 +101,10 @@ def test_a_compact_link_opens_the_same_state(driver, site_url):
 
 @browsers("chromium", "firefox", "webkit")
 def test_a_run_shared_by_two_workers_gives_one_workers_figures(driver, site_url):
-    """The page's pool (pool.js) fixed at two workers: blocks go to both, the merge is CPython's HTML."""
+    """The page's pool (pool.js) fixed at two extra workers (the main one only merges once they are live):
+    blocks go to both, the merge is CPython's HTML."""
     open_live(driver, site_url + PAGE)
-    driver.call("() => { window.rulesExplorer.pool.size = 2; window.rulesExplorer.pool.spawnAfterMs = 0; }")
+    driver.call("() => { const p = window.rulesExplorer.pool; p.size = 3; p.fixed = true; p.spawnAfterMs = 0; }")
     driver.call(SET_TRIALS, SIM, "100")  # starts the extra worker at once (a page waits half a second)
     driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=60)
     shows(driver, f"{SIM} .sim-result", expected(driver, 1, 100), "a run while the extra worker boots")
@@ -114,4 +115,104 @@ def test_a_run_shared_by_two_workers_gives_one_workers_figures(driver, site_url)
     assert driver.call("(s) => document.querySelector(s).dataset.workers", SIM) == "2"
     text = driver.call("(s) => document.querySelector(s + ' .sim-progress-text').textContent", SIM)
     assert text.startswith("1,200 of 1,200 trials in ") and text.endswith(" on 2 workers"), text
+    assert driver.errors() == []
+
+
+# The largest legal AT Gold battle: 16 rows of 100 a side (about a second a battle in CPython).
+BIG = [{"type": "Infantry", "count": 100}] * 8 + [{"type": "Tank", "count": 100}] * 8
+CALC = "atg-intercept"
+# Changes the calculator's first number input back and forth, timing each
+# change to its result, into window.recomputes (the drivers need no promise).
+TIME_RECOMPUTES = """(calc, n) => {
+    const section = document.getElementById(calc);
+    const control = section.querySelector('.widget-form input[type=number]');
+    const values = [control.value, String(Number(control.value) + 1)];
+    window.recomputes = [];
+    (async () => {
+      for (let i = 0; i < n; i++) {
+        const shown = new Promise((r) => section.addEventListener('widget-result', () => r(performance.now()), {once: true}));
+        const start = performance.now();
+        control.value = values[(i + 1) % 2];
+        control.dispatchEvent(new Event('change', {bubbles: true}));
+        window.recomputes.push(await shown - start);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+}"""
+# Running on a live extra worker, past the first trial (the one the page's engine times
+# when no extra worker is live yet: the one wait a reader may meet, once a page).
+RUNNING_ON_A_HELPER = """(s) => document.querySelector(s).dataset.state === 'running'
+    && Number(document.querySelector(s + ' progress').value) >= 1
+    && (window.rulesExplorer.pool.helpers ?? []).some((h) => h.state === 'live')"""
+
+
+def open_big_battle(driver: Driver, site_url: str, trials: int) -> dict:
+    w = widgets.get("atg.battle")
+    open_live(driver, site_url + PAGE)
+    page_base = w.validate(base_inputs(driver, INSTANCE))
+    values = w.validate({**page_base, "attackers": BIG, "defenders": [dict(u, entrenchment=30) for u in BIG]})
+    state = w.state_text(values, page_base)
+    open_live(driver, site_url + f"{PAGE}?{INSTANCE}={quote(state, safe='')}&{INSTANCE}.trials={trials}#{INSTANCE}")
+    return values
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_big_battle_never_holds_the_other_calculator_up(driver, site_url):
+    """A run of the largest battle (trials of a second or more) goes to the extra worker,
+    started at once; the page's own engine answers the calculator beside it without waiting."""
+    open_big_battle(driver, site_url, 60)
+    driver.wait(RUNNING_ON_A_HELPER, SIM, timeout=90)
+    driver.call(TIME_RECOMPUTES, CALC, 8)
+    times = driver.wait("() => window.recomputes.length === 8 && window.recomputes", timeout=60)
+    assert sorted(times)[4] < 200 and max(times) < 600, f"{driver.name}: recomputes waited: {times}"
+    # The page's engine and the pool's workers are one kind of link (one routing of worker messages).
+    assert driver.call("""() => { const { engine, pool } = window.rulesExplorer;
+        return Object.getPrototypeOf(engine.constructor) === pool.helpers[0].constructor; }""")
+    driver.call(CLICK, f"{SIM} [data-action=sim-stop]")
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'stopped'", SIM, timeout=30)
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_long_run_says_its_speed_and_asks_before_a_change_replaces_it(driver, site_url):
+    open_big_battle(driver, site_url, 60)
+    text = driver.wait("""(s) => { const t = document.querySelector(s + ' .sim-progress-text').textContent;
+        return / trials a second, about .+ left$/.test(t) && t; }""", SIM, timeout=90)
+    assert "of 60 trials" in text, text
+    driver.wait("(s) => window.rulesExplorer && document.querySelector(s).dataset.state === 'running'"
+                " && /, [2-9][0-9.]* s;|, [0-9]{2,}[0-9.]* s;/.test(document.querySelector(s + ' .sim-progress-text').textContent)",
+                SIM, timeout=60)
+    before = driver.call(STATE, SIM)[1]
+    driver.call("""(id) => { const c = document.getElementById(id); c.selectedIndex = (c.selectedIndex + 1) % c.options.length;
+        c.dispatchEvent(new Event('change', {bubbles: true})); }""", f"{INSTANCE}--landscape")
+    driver.wait("(s) => !document.querySelector(s + ' .sim-ask').hidden", SIM, timeout=30)
+    state, value, _ = driver.call(STATE, SIM)
+    assert state == "running" and value >= before, "the long run goes on while the reader decides"
+    driver.call(CLICK, f"{SIM} .sim-replace")
+    driver.wait("(s) => document.querySelector(s + ' .sim-ask').hidden"
+                " && document.querySelector(s).dataset.state === 'running'"
+                " && Number(document.querySelector(s + ' progress').value) < 3", SIM, timeout=30)
+    driver.call(CLICK, f"{SIM} [data-action=sim-stop]")
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'stopped'", SIM, timeout=30)
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_the_pool_keeps_only_the_workers_that_make_a_run_faster(driver, site_url):
+    """A browser that says it has more cores than it gets (WebKit says 4 here): the pool
+    tries a worker more, measures, and gives back the one that made the run no faster."""
+    import os
+
+    open_live(driver, site_url + PAGE)
+    driver.call("() => { const p = window.rulesExplorer.pool; p.size = 4; p.fixed = false; p.spawnAfterMs = 0; }")
+    driver.call(SET_TRIALS, SIM, "100000")
+    limit = driver.wait("() => { const p = window.rulesExplorer.pool; return p.limit !== Infinity && [p.limit]; }",
+                        timeout=150)[0]
+    driver.call(CLICK, f"{SIM} [data-action=sim-stop]")
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'stopped'", SIM, timeout=30)
+    helpers = driver.call("() => window.rulesExplorer.pool.helpers.length")
+    assert helpers == limit <= (os.cpu_count() or 1), f"{driver.name}: {helpers} extra workers kept, limit {limit}"
+    driver.call(SET_TRIALS, SIM, "400")
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=60)
+    shows(driver, f"{SIM} .sim-result", expected(driver, 1, 400), "a run after the pool was sized")
     assert driver.errors() == []

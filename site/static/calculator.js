@@ -124,7 +124,8 @@ export class LiveWidget {
     if (seq !== this.seq) return; // a newer request is on its way; never show an older answer
     this.show(answer);
     if (!answer.error && rolled) this.showRoll(await rolled, seq);
-    if (!answer.error && estimate) this.runSim(); // the estimate follows the inputs too (a new run replaces the old)
+    // The estimate follows the inputs too: a new run replaces the old (a long one once the reader says so).
+    if (!answer.error && estimate) this.runSim({ ask: true });
   }
 
   // A row of a list table: duplicated just below, moved, or removed; focus
@@ -179,10 +180,10 @@ export class LiveWidget {
   }
 
   // Runs the Monte Carlo estimate for the form's inputs, the seed and the trials.
-  runSim() {
+  runSim(options = {}) {
     if (!this.sim || this.engine.state !== "live") return;
     const seed = this.seedInput ? this.seedInput.value.trim() : DEFAULT_SEED;
-    this.sim.run(this.widget, collect(this.form), seed).then(() => this.site.publishState());
+    this.sim.run(this.widget, collect(this.form), seed, options).then(() => this.site.publishState());
   }
 
   show(answer, rejected = []) {

@@ -1,11 +1,13 @@
 // The page's engine client: takes over the worker engine-start.js started,
 // watches its boot (restarting a boot that stalls), and sends it requests.
-// Every message from the worker is read in one place (`receive`).
+// Every message from a worker is read in one place (`WorkerLink.receive`),
+// for the page's engine and the pool's extra workers (pool.js) alike.
 //
 // Public: new Engine(); engine.state ("loading" | "live" | "failed") and
 // engine.stage; onState(listener); call(request) -> Promise<answer>;
 // job(request, onProgress) -> {done, cancel}; idle(). Tests and benchmarks
 // read bootStages, bootOrigin, bootSmallModules and bootRestarts.
+// new WorkerLink(worker) is the same without the boot's watchdog.
 
 // Pyodide hangs rather than fails on some broken set-ups (a .wasm served with
 // the wrong type, a dropped download): after this long, say so.
@@ -25,13 +27,108 @@ const RESTARTS = 2;
 const WATCH_EVERY_MS = 500;
 const ORDINAL = ["first", "second", "third"];
 
-export class Engine {
-  constructor() {
-    this.pending = new Map();
-    this.jobProgress = new Map(); // job id -> progress listener
+// The page's side of one engine worker: requests by id, progress by job id.
+// Every message a worker sends the page is read here (`receive`); the page's
+// own engine (Engine, below) adds the boot's messages and its watchdog, and
+// the pool's extra workers (pool.js) are plain links.
+export class WorkerLink {
+  constructor(worker = null) {
     this.nextId = 1;
-    this.listeners = new Set();
+    this.pending = new Map(); // request or job id -> its answer's listener
+    this.progress = new Map(); // job id -> progress listener
     this.state = "loading";
+    this.lost = false; // failed as a pool worker: what is asked is answered WorkerLost
+    this.ready = new Promise((resolve) => { this.becameReady = resolve; });
+    if (worker) this.attach(worker);
+  }
+
+  attach(worker) {
+    this.worker = worker;
+    worker.onmessage = (event) => { if (this.worker === worker) this.receive(event.data); };
+    worker.onerror = (event) => { event.preventDefault?.(); if (this.worker === worker) this.workerError(event); };
+  }
+
+  // A message of the worker's own (not an answer); true when it was one.
+  hear(data) {
+    if (data.type === "ready") {
+      this.state = "live";
+      this.becameReady(true);
+    } else if (data.type === "failed") {
+      this.fail();
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  workerError() {
+    this.fail();
+  }
+
+  receive(data) {
+    if (this.hear(data)) return;
+    if (data.progress) {
+      this.progress.get(data.id)?.(data.progress);
+      return;
+    }
+    const waiting = this.pending.get(data.id);
+    if (!waiting) return;
+    this.pending.delete(data.id);
+    this.progress.delete(data.id);
+    waiting(data);
+  }
+
+  // A pool worker that fails answers everything still waiting with an error, once.
+  fail() {
+    if (this.lost) return;
+    this.lost = true;
+    this.state = "failed";
+    this.becameReady(false);
+    this.worker.terminate();
+    for (const [id, waiting] of this.pending) waiting({ id, error: lostError() });
+    this.pending.clear();
+    this.progress.clear();
+  }
+
+  call(request) {
+    const id = this.nextId++;
+    if (this.lost) return Promise.resolve({ id, error: lostError() });
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.worker.postMessage({ id, ...request });
+    });
+  }
+
+  // A Monte Carlo run in the worker's scheduler: `onProgress` hears how far it
+  // has come a few times a second; `done` resolves with the last answer (or an
+  // error, type "Cancelled" when stopped or replaced).
+  job(request, onProgress) {
+    const id = this.nextId++;
+    if (this.lost) return { done: Promise.resolve({ id, error: lostError() }), cancel: () => {} };
+    this.progress.set(id, onProgress);
+    const done = new Promise((resolve) => this.pending.set(id, resolve));
+    this.worker.postMessage({ id, op: "job", ...request });
+    return { done, cancel: () => { if (!this.lost) this.worker.postMessage({ op: "cancel", job: id }); } };
+  }
+
+  // Resolves once every request sent so far has been answered (benchmarks use it).
+  async idle() {
+    while (this.pending.size) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  }
+}
+
+function lostError() {
+  return { type: "WorkerLost", field: "", allowed: "", message: "an engine worker stopped" };
+}
+
+// The page's own engine: a worker link plus the boot's watchdog, restarts
+// and states.
+export class Engine extends WorkerLink {
+  constructor() {
+    super();
+    this.listeners = new Set();
     this.stage = "Starting the engine";
     this.restarts = 0;
     this.plainBoot = false; // the worker said it boots without the snapshot
@@ -51,19 +148,18 @@ export class Engine {
   adopt(worker) {
     delete window.rulesExplorerWorker;
     if (!worker) return false;
-    this.worker = worker;
     this.heard = this.moved = performance.now();
-    this.progress = "";
-    worker.onmessage = (event) => { if (this.worker === worker) this.receive(event.data); };
-    worker.onerror = (event) => {
-      event.preventDefault();
-      if (this.worker === worker) this.setState("failed", event.message || "the engine worker could not start");
-    };
+    this.booting = "";
+    this.attach(worker);
     for (const item of worker.early ?? []) {
       if (item.type === "message") this.receive(item.data);
       else this.setState("failed", item.message || "the engine worker could not start");
     }
     return true;
+  }
+
+  workerError(event) {
+    this.setState("failed", event.message || "the engine worker could not start");
   }
 
   watch() {
@@ -94,18 +190,20 @@ export class Engine {
     if (!this.adopt(window.rulesExplorerStartEngine?.({ plain }))) this.setState("failed", "it could not be started again");
   }
 
-  receive(data) {
+  // The boot's messages; answers and progress are the link's.
+  hear(data) {
     this.heard = performance.now();
     if (data.type === "alive") { // the booting worker's heartbeat
-      const progress = `${data.stages}/${data.bytes}`;
-      if (progress !== this.progress) this.moved = this.heard;
-      this.progress = progress;
-      return;
+      const booting = `${data.stages}/${data.bytes}`;
+      if (booting !== this.booting) this.moved = this.heard;
+      this.booting = booting;
+      return true;
     }
     if (data.type === "status") {
       this.moved = this.heard;
       if (data.plain) this.plainBoot = true;
-      return this.setState("loading", data.detail + this.restartNote);
+      this.setState("loading", data.detail + this.restartNote);
+      return true;
     }
     if (data.type === "ready") {
       document.documentElement.dataset.boot = data.boot; // "snapshot", or "plain" when the snapshot failed
@@ -115,22 +213,20 @@ export class Engine {
       this.bootRestarts = this.restarts;
       performance.mark("engine-ready");
       const fallback = data.fallback ? `, started without the snapshot (${data.fallback})` : "";
-      return this.setState("live", `Live: the engine answered after ${data.ms} ms${fallback}${this.restartNote}.`);
+      this.setState("live", `Live: the engine answered after ${data.ms} ms${fallback}${this.restartNote}.`);
+      this.becameReady(true);
+      return true;
     }
-    if (data.type === "failed") return this.setState("failed", data.message);
+    if (data.type === "failed") {
+      this.setState("failed", data.message);
+      return true;
+    }
     if (data.type === "warm") { // the worker has warmed its WebAssembly up: answers are at full speed
       this.bootStages = data.stages;
       document.documentElement.dataset.engineWarmMs = String(Math.round(performance.now()));
-      return;
+      return true;
     }
-    if (data.progress) {
-      this.jobProgress.get(data.id)?.(data.progress);
-      return;
-    }
-    const waiting = this.pending.get(data.id);
-    if (!waiting) return;
-    this.pending.delete(data.id);
-    waiting(data);
+    return false;
   }
 
   setState(state, detail) {
@@ -144,36 +240,5 @@ export class Engine {
   onState(listener) {
     this.listeners.add(listener);
     listener(this.state, this.stage);
-  }
-
-  call(request) {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      this.worker.postMessage({ id, ...request });
-    });
-  }
-
-  // A Monte Carlo run in the worker's scheduler: `onProgress` hears how far it
-  // has come a few times a second; `done` resolves with the last answer (or an
-  // error, type "Cancelled" when stopped or replaced).
-  job(request, onProgress) {
-    const id = this.nextId++;
-    this.jobProgress.set(id, onProgress);
-    const done = new Promise((resolve) => {
-      this.pending.set(id, (answer) => {
-        this.jobProgress.delete(id);
-        resolve(answer);
-      });
-      this.worker.postMessage({ id, op: "job", ...request });
-    });
-    return { done, cancel: () => this.worker.postMessage({ op: "cancel", job: id }) };
-  }
-
-  // Resolves once every request sent so far has been answered (benchmarks use it).
-  async idle() {
-    while (this.pending.size) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    }
   }
 }

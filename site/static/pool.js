@@ -10,109 +10,72 @@
 // single worker gives for the same (inputs, seed, N), whichever worker ran
 // which block.
 //
+// The main worker (the page's engine, which answers every calculator) is
+// kept free for the reader: it runs trials only until an extra worker is
+// live, and not even then once a trial is measured slower than SLOW_TRIAL_MS
+// (a recompute would wait behind it): then the extra worker starts at once
+// and the main worker's block goes back to the queue, minus what it has done.
+// So with an extra worker, a recompute never waits behind a battle.
+//
 // The extra workers boot from the same snapshot as the main one, once a run
-// has gone on for SPAWN_AFTER_MS: a short run never pays for a second Python
-// (about a second of a core and 100 MB), a long one gets help within about a
-// second and a half, and every later run has it from the start. With no
+// has gone on for SPAWN_AFTER_MS (at once for slow trials): a short run never
+// pays for a second Python (about a second of a core and 100 MB), a long one
+// gets help within about a second and a half, and every later run has it
+// from the start. The pool grows by measurement, not only by the core count a
+// browser reports (WebKit says 4 on a 2-core machine): once a run has
+// measured its speed with the helpers it has, one more starts, and it stays
+// only if the run then goes at least GROWTH times as fast (`judge`). With no
 // extra worker (one core, little memory, or `size` 1) a run goes to the main
 // worker's scheduler as one job, unchanged.
 //
 // Nothing here knows Pyodide or the DOM: `main` is the page's engine client
 // (job, call), `spawn()` starts a worker, and the tests drive both as fakes.
 
+import { WorkerLink } from "./engine-client.js";
+
+export { WorkerLink };
+
 export const BLOCKS_PER_WORKER = 4; // blocks a run is cut into, per worker
 export const MIN_BLOCK = 25; // trials in a block at least
 const PROGRESS_MS = 250;
 export const SPAWN_AFTER_MS = 500;
+// A trial that takes longer than this (ms) does not run on the main worker
+// while an extra worker can take it: a recompute would wait behind it.
+export const SLOW_TRIAL_MS = 5;
+// The main worker's chunks, while it runs trials, are this short (ms; other
+// workers' are the scheduler's 10): a recompute waits behind one at most.
+export const MAIN_SLICE_MS = 4;
+// The pool's speed is measured over windows of a run this long (ms) ...
+export const MEASURE_MS = 1000;
+// ... and an extra worker beyond the first stays only if the run went at
+// least this many times as fast once it had joined.
+export const GROWTH = 1.2;
 const MAX_HELPERS = 3;
 
-// How many workers a run may use here: one per core, at most 1 + MAX_HELPERS,
-// and one alone where memory is tight (each worker holds its own Python, about
-// 100 MB). One per core, not one fewer: while a run streams, the page's own
-// thread is nearly idle, and on a 2-core machine two workers ran battles about
-// 1.7 times as fast as one, with other widgets' recompute p95 still under 20 ms
-// (bench/simulation.py; README). A page may fix the size (tests and the
-// benchmark) with globalThis.rulesExplorerWorkers.
+// How many workers a run may use here at most: the main one, which runs no
+// trials once an extra one is live, and an extra one per core, at most
+// MAX_HELPERS; one alone on one core or where memory is tight (each worker
+// holds its own Python, about 100 MB). Within this bound the pool keeps an
+// extra worker beyond the first only if it made a run faster (Pool.judge): a
+// browser may report more cores than it gets. A page may fix the size (tests
+// and the benchmark) with globalThis.rulesExplorerWorkers; a fixed pool starts
+// all its workers at once and judges none.
 export function poolSize(nav = globalThis.navigator, fixed = globalThis.rulesExplorerWorkers) {
   if (Number.isSafeInteger(fixed) && fixed >= 1) return Math.min(fixed, 1 + MAX_HELPERS);
   const cores = nav?.hardwareConcurrency ?? 1;
   if (nav?.deviceMemory !== undefined && nav.deviceMemory < 4) return 1;
-  return Math.max(1, Math.min(cores, 1 + MAX_HELPERS));
-}
-
-// The page's side of one extra worker: requests by id, progress by job id.
-export class WorkerLink {
-  constructor(worker) {
-    this.worker = worker;
-    this.nextId = 1;
-    this.pending = new Map();
-    this.progress = new Map();
-    this.state = "loading";
-    this.ready = new Promise((resolve) => { this.becameReady = resolve; });
-    worker.onmessage = (event) => this.receive(event.data);
-    worker.onerror = (event) => { event.preventDefault?.(); this.fail(); };
-  }
-
-  receive(data) {
-    if (data.type === "ready") {
-      this.state = "live";
-      this.becameReady(true);
-    } else if (data.type === "failed") {
-      this.fail();
-    } else if (data.progress) {
-      this.progress.get(data.id)?.(data.progress);
-    } else if (data.id !== undefined) {
-      const waiting = this.pending.get(data.id);
-      this.pending.delete(data.id);
-      this.progress.delete(data.id);
-      waiting?.(data);
-    }
-  }
-
-  // A worker that fails answers everything still waiting with an error, once.
-  fail() {
-    if (this.state === "failed") return;
-    this.state = "failed";
-    this.becameReady(false);
-    this.worker.terminate();
-    for (const [id, waiting] of this.pending) {
-      waiting({ id, error: { type: "WorkerLost", field: "", allowed: "", message: "an engine worker stopped" } });
-    }
-    this.pending.clear();
-    this.progress.clear();
-  }
-
-  call(request) {
-    const id = this.nextId++;
-    if (this.state === "failed") {
-      return Promise.resolve({ id, error: { type: "WorkerLost", field: "", allowed: "", message: "an engine worker stopped" } });
-    }
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      this.worker.postMessage({ id, ...request });
-    });
-  }
-
-  job(request, onProgress) {
-    const id = this.nextId++;
-    if (this.state === "failed") {
-      const error = { type: "WorkerLost", field: "", allowed: "", message: "an engine worker stopped" };
-      return { done: Promise.resolve({ id, error }), cancel: () => {} };
-    }
-    this.progress.set(id, onProgress);
-    const done = new Promise((resolve) => this.pending.set(id, resolve));
-    this.worker.postMessage({ id, op: "job", ...request });
-    return { done, cancel: () => this.state !== "failed" && this.worker.postMessage({ op: "cancel", job: id }) };
-  }
+  return cores < 2 ? 1 : Math.min(cores + 1, 1 + MAX_HELPERS);
 }
 
 export class Pool {
-  constructor(main, spawn, { size = poolSize(), progressMs = PROGRESS_MS, spawnAfterMs = SPAWN_AFTER_MS,
+  constructor(main, spawn, { size = poolSize(), fixed = Number.isSafeInteger(globalThis.rulesExplorerWorkers),
+                             progressMs = PROGRESS_MS, spawnAfterMs = SPAWN_AFTER_MS,
                              now = () => performance.now(), later = (task, ms) => setTimeout(task, ms),
                              every = (task, ms) => setInterval(task, ms), stop = (timer) => clearInterval(timer) } = {}) {
     this.main = main;
     this.spawn = spawn;
     this.size = Math.max(1, size);
+    this.fixed = fixed; // the size was set by the page: start every worker at once, judge none
     this.progressMs = progressMs;
     this.spawnAfterMs = spawnAfterMs;
     this.later = later;
@@ -120,15 +83,48 @@ export class Pool {
     this.every = every;
     this.stop = stop;
     this.helpers = null; // WorkerLinks, started once a run goes on long enough (startHelpers)
+    this.limit = Infinity; // extra workers at most, lowered when one made no run faster
+    this.probation = null; // the newest extra worker, until a run has measured what it adds
     this.runs = new Map(); // slot -> the run using it
     this.active = new Set(); // runs going on, which extra workers join once ready
   }
 
-  // Starts the extra workers (once); every run going on takes them in as they get ready.
+  // Extra workers this pool may still have.
+  get room() {
+    return Math.min(this.size - 1, this.limit) - (this.helpers?.length ?? 0);
+  }
+
+  // Starts the extra workers: the first one (a fixed pool: all of them) once;
+  // every run going on takes them in as they get ready.
   startHelpers() {
     if (this.helpers || this.size === 1 || !this.spawn) return;
-    this.helpers = Array.from({ length: this.size - 1 }, () => new WorkerLink(this.spawn()));
-    for (const run of this.active) run.join(this.helpers);
+    this.helpers = [];
+    do this.addHelper(); while (this.fixed && this.room > 0);
+  }
+
+  addHelper() {
+    if (!this.spawn || this.room <= 0) return;
+    const link = new WorkerLink(this.spawn());
+    this.helpers.push(link);
+    if (!this.fixed && this.helpers.length > 1) this.probation = link;
+    for (const run of this.active) run.join([link]);
+  }
+
+  // A run measured `rate` (trials a ms) with `working` extra workers, and
+  // `before` with one fewer (or null). Grows the pool by one while it pays.
+  judge(working, rate, before) {
+    if (this.fixed || !this.helpers) return;
+    const newest = this.helpers[this.helpers.length - 1];
+    if (this.probation === newest && working === this.helpers.length && before !== null) {
+      this.probation = null;
+      if (rate < before * GROWTH) { // it made the run no faster: this machine has no core for it
+        this.limit = this.helpers.length - 1;
+        this.helpers.pop();
+        newest.fail(); // its block goes back to the others
+        return;
+      }
+    }
+    if (!this.probation && working === this.helpers.length && this.helpers.every((h) => h.state === "live")) this.addHelper();
   }
 
   // Same contract as the engine client's job(): {done: Promise<answer>, cancel()}.
@@ -179,20 +175,62 @@ class SharedRun {
     this.workers = [];
     this.merging = false;
     this.finishing = false;
+    this.slow = false; // a trial was measured slower than SLOW_TRIAL_MS
+    this.probed = false; // the main worker has run its first trial (alone, to time it)
+    this.window = null; // the speed being measured: {working, at, counted}
+    this.rates = new Map(); // extra workers working -> trials a ms, as measured in this run
     this.shown = -1; // trials in the last estimate shown
     this.timer = pool.every(() => this.tick(), pool.progressMs);
-    this.join([pool.main]);
-    if (pool.helpers) this.join(pool.helpers);
+    // A worker on probation joins once the run has measured its speed without it.
+    if (pool.helpers) this.join(pool.helpers.filter((h) => h !== pool.probation));
+    this.join([pool.main]); // last: with an extra worker live it takes no block
   }
 
   // Workers take blocks from the moment they are ready.
   join(links) {
     for (const link of links) {
-      const w = { link, tally: null, chunk: 1, done: 0, block: null };
+      const w = { link, tally: null, chunk: 1, done: 0, block: null, finished: [] };
       this.workers.push(w);
       if (link === this.pool.main) this.next(w);
-      else link.ready.then((ok) => { if (ok) this.next(w); else this.workers = this.workers.filter((x) => x !== w); });
+      else {
+        link.ready.then((ok) => {
+          if (!ok) return void (this.workers = this.workers.filter((x) => x !== w));
+          this.next(w);
+          this.freeMain();
+        });
+      }
     }
+  }
+
+  // Whether an extra worker is live in this run (or, for slow trials, may
+  // still come): the main worker then runs none of its trials.
+  mainKeptFree() {
+    const helpers = this.workers.filter((w) => w.link !== this.pool.main);
+    if (helpers.some((w) => w.link.state === "live")) return true;
+    return this.slow && (helpers.some((w) => w.link.state === "loading") || this.pool.room > 0);
+  }
+
+  // Hands the main worker's block back, but for the trials it has reported.
+  freeMain() {
+    const w = this.workers.find((x) => x.link === this.pool.main);
+    if (!w?.block || w.block.reclaimed || !this.mainKeptFree()) return;
+    w.block.reclaimed = true;
+    w.block.job.cancel();
+  }
+
+  // A block's progress: how far it came and what a trial costs.
+  heard(w, p) {
+    if (!w.block) return;
+    Object.assign(w.block, { progress: p.done, tally: p.tally });
+    if (w.link === this.pool.main && p.done > 0) this.timed(p.elapsed / p.done);
+  }
+
+  // A trial of the main worker took `ms`: a slow one starts the extra workers at once.
+  timed(ms) {
+    if (ms <= SLOW_TRIAL_MS || this.slow) return;
+    this.slow = true;
+    this.pool.startHelpers(); // at once: a slow run should not wait on the main worker
+    this.freeMain();
   }
 
   // Trials in every worker's tally, finished blocks and running ones.
@@ -202,32 +240,50 @@ class SharedRun {
 
   next(w) {
     if (this.ended || w.block) return;
-    const block = this.queue.shift();
+    if (w.link === this.pool.main && this.mainKeptFree()) return;
+    let block = this.queue.shift();
+    if (block && w.link === this.pool.main && !this.probed && block.count > 1) {
+      // The main worker's first block is one trial: what it costs decides whether it takes more.
+      this.probed = true;
+      this.queue.unshift({ first: block.first + 1, count: block.count - 1 });
+      block = { first: block.first, count: 1 };
+    }
     if (!block) {
       if (!this.finishing && this.workers.every((x) => !x.block)) this.finish();
       return;
     }
     w.block = { ...block, progress: 0, tally: null };
+    const slice = w.link === this.pool.main ? { slice: MAIN_SLICE_MS } : {};
     w.block.job = w.link.job({ ...this.base, first: block.first, trials: block.count, tally: w.tally, chunk: w.chunk,
-                               partial: true }, (p) => { if (w.block) Object.assign(w.block, { progress: p.done, tally: p.tally }); });
-    w.block.job.done.then((answer) => this.blockDone(w, block, answer));
+                               partial: true, ...slice }, (p) => this.heard(w, p));
+    const started = w.block;
+    w.block.job.done.then((answer) => this.blockDone(w, block, answer, started));
   }
 
-  blockDone(w, block, answer) {
+  blockDone(w, block, answer, started) {
     w.block = null;
     if (this.ended) return;
     if (answer.error) {
-      if (answer.error.type === "WorkerLost") { // another worker takes the block over
-        this.queue.unshift(block);
+      if (answer.error.type === "WorkerLost") { // the others take its blocks over, finished ones too
+        this.queue.unshift(...w.finished, block);
         this.workers = this.workers.filter((x) => x !== w);
+        for (const x of this.workers) this.next(x);
+        return;
+      }
+      if (answer.error.type === "Cancelled" && started.reclaimed) { // the main worker's, given back
+        const kept = started.tally ? started.progress : 0;
+        if (kept) { w.tally = started.tally; w.done += kept; w.finished.push({ first: block.first, count: kept }); }
+        if (kept < block.count) this.queue.unshift({ first: block.first + kept, count: block.count - kept });
         for (const x of this.workers) this.next(x);
         return;
       }
       return this.end(null, answer);
     }
+    if (w.link === this.pool.main) this.timed(answer.result.elapsed / block.count);
     w.tally = answer.result.tally;
     w.chunk = answer.result.chunk ?? w.chunk;
     w.done += block.count;
+    w.finished.push(block);
     this.next(w);
   }
 
@@ -240,7 +296,28 @@ class SharedRun {
     return this.pool.main.call({ op: "merge", ...this.base, tallies: this.tallies(), trials: this.trials, render: true });
   }
 
+  // The run's speed over windows of MEASURE_MS with the same extra workers
+  // working; the pool grows (or not) from it.
+  measure() {
+    const now = this.pool.now();
+    const working = this.workers.filter((w) => w.link !== this.pool.main && w.link.state === "live").length;
+    const counted = this.counted;
+    if (!this.window || this.window.working !== working) {
+      this.window = { working, at: now, counted };
+      return;
+    }
+    if (now - this.window.at < MEASURE_MS || counted - this.window.counted < 4 * Math.max(1, working)) return;
+    const rate = (counted - this.window.counted) / (now - this.window.at);
+    this.rates.set(working, rate);
+    this.window = { working, at: now, counted };
+    if (working === 0) return;
+    const { probation } = this.pool;
+    if (probation && !this.workers.some((w) => w.link === probation)) return this.join([probation]);
+    this.pool.judge(working, rate, this.rates.get(working - 1) ?? null);
+  }
+
   async tick() {
+    if (!this.ended && !this.finishing) this.measure();
     const counted = this.counted;
     if (this.ended || this.merging || counted === this.shown || counted === 0) return;
     this.merging = true;
@@ -251,7 +328,6 @@ class SharedRun {
     this.onProgress({ done: answer.result.trials, trials: this.trials, elapsed: Math.round(this.pool.now() - this.started),
                       html: answer.result.html, digest: answer.result.digest });
   }
-
   async finish() {
     this.finishing = true;
     this.pool.stop(this.timer);

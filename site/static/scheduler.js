@@ -19,7 +19,9 @@
 //   says `partial: true`: its progress carries the tally instead of HTML
 //   (the page merges every worker's tally and has one worker render them),
 //   and it may start from the worker's `tally` so far and from the `chunk`
-//   size the worker's last block ended with.
+//   size the worker's last block ended with, and ask for chunks shorter than
+//   SLICE_MS (`slice`, ms). Its first chunk is reported at once, so the page
+//   learns what a trial costs.
 //
 // A turn is one task of the worker's event loop: one request or one chunk.
 // Turns are queued through a MessageChannel, not setTimeout, whose nested
@@ -91,6 +93,8 @@ export class Scheduler {
         id, slot: message.slot, trials, first, done: 0, tally: message.tally ?? null, started: this.now(),
         chunk: Number.isSafeInteger(chunk) && chunk >= 1 ? Math.min(chunk, MAX_START_CHUNK) : 1,
         partial: message.partial === true, lastProgress: this.now(),
+        // A job may ask for shorter chunks (pool.js: the page's own worker, which answers the reader).
+        slice: Number.isFinite(message.slice) ? Math.min(Math.max(message.slice, 1), this.sliceMs) : this.sliceMs,
         request: { op: "estimate", widget: message.widget, inputs: message.inputs, seed: message.seed },
       });
     } else {
@@ -152,7 +156,7 @@ export class Scheduler {
     // Aim the next chunk at one slice; grow gently, since the first calls run
     // before the WebAssembly is optimised.
     const perTrial = Math.max(took, 0.01) / count;
-    job.chunk = Math.max(1, Math.min(Math.floor(this.sliceMs / perTrial), count * MAX_GROWTH));
+    job.chunk = Math.max(1, Math.min(Math.floor(job.slice / perTrial), count * MAX_GROWTH));
     const elapsed = Math.round(this.now() - job.started);
     if (last) {
       this.remove(job);
@@ -161,7 +165,8 @@ export class Scheduler {
     }
     // Round robin: the next chunk goes to the next job.
     this.jobs.push(this.jobs.shift());
-    if (job.partial ? due : render) {
+    // A block's first chunk is reported at once: the pool learns the trials' cost from it (pool.js).
+    if (job.partial ? due || job.done === count : render) {
       job.lastProgress = this.now();
       const shown = job.partial ? { tally: job.tally } : { html: reply.result.html };
       this.post({ id: job.id, progress: { done: job.done, trials: job.trials, elapsed, ...shown } });

@@ -13,9 +13,19 @@
 
 export const DEFAULT_TRIALS = 1000;
 export const MAX_TRIALS = 100_000;
+// After this long a run says its speed and the time left, and a change of
+// the inputs asks before it replaces the run (ms).
+export const RATE_AFTER_MS = 1000;
+export const LONG_RUN_MS = 2000;
 
 function formatMs(ms) {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function formatLeft(seconds) {
+  if (seconds < 60) return `${Math.max(1, Math.round(seconds))} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
 export class SimulationView {
@@ -33,6 +43,13 @@ export class SimulationView {
     this.result = this.root.querySelector(".sim-result");
     this.current = null;
     this.seq = 0;
+    this.elapsed = 0; // how long the run going on has run (ms)
+    this.asked = null; // the run a change of inputs is waiting to start, while the reader decides
+    this.ask = this.root.querySelector(".sim-ask");
+    this.ask?.addEventListener("click", (e) => {
+      const button = e.target.closest("button");
+      if (button) this.answerAsk(button.classList.contains("sim-replace"));
+    });
   }
 
   trials() {
@@ -47,8 +64,18 @@ export class SimulationView {
     this.stopButton.disabled = !this.current;
   }
 
-  // Runs the estimate for these inputs and seed; a run already going is replaced.
-  async run(widget, inputs, seed) {
+  // Runs the estimate for these inputs and seed; a run already going is replaced,
+  // but with `ask` (the inputs changed) a long one only once the reader says so.
+  async run(widget, inputs, seed, { ask = false } = {}) {
+    if (ask && this.current && this.elapsed >= LONG_RUN_MS && this.ask) {
+      this.asked = { widget, inputs, seed }; // the latest inputs
+      if (this.root.dataset.asking !== "after") { // not once told to let it finish
+        this.ask.hidden = false;
+        this.root.dataset.asking = "true";
+      }
+      return null;
+    }
+    this.closeAsk();
     const trials = this.trials();
     if (trials === null) {
       this.trialsInput.setAttribute("aria-invalid", "true");
@@ -62,6 +89,7 @@ export class SimulationView {
       if (seq === this.seq) this.progress(p);
     });
     this.current = job;
+    this.elapsed = 0;
     this.stopButton.disabled = false;
     this.bar.max = trials;
     this.bar.value = 0;
@@ -72,6 +100,8 @@ export class SimulationView {
     const answer = await job.done;
     if (seq !== this.seq) return null; // replaced by a newer run
     this.current = null;
+    const waiting = this.asked; // a change of inputs that waited for this run: its run follows
+    this.closeAsk();
     this.stopButton.disabled = true;
     this.result.removeAttribute("aria-busy");
     if (answer.error) {
@@ -90,13 +120,39 @@ export class SimulationView {
     this.announce.textContent = `Done: ${done.toLocaleString("en")} trials.`;
     this.root.dataset.state = "done";
     this.section.dispatchEvent(new CustomEvent("widget-estimate", { bubbles: true, detail: { trials: done } }));
+    if (waiting) this.run(waiting.widget, waiting.inputs, waiting.seed);
     return answer;
   }
 
   progress({ done, trials, elapsed, html, digest }) {
     this.bar.value = done;
-    this.progressText.textContent = `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials, ${formatMs(elapsed)}`;
+    this.elapsed = elapsed;
+    let text = `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials, ${formatMs(elapsed)}`;
+    if (elapsed >= RATE_AFTER_MS && done > 0) { // the speed so far, and the time left at that speed
+      const rate = done / (elapsed / 1000);
+      const shown = rate >= 10 ? Math.round(rate).toLocaleString("en") : rate.toFixed(1);
+      text += `; ${shown} trials a second, about ${formatLeft((trials - done) / rate)} left`;
+    }
+    this.progressText.textContent = text;
     if (html) this.showHtml(html, digest);
+  }
+
+  // The reader's answer to "replace the run going on?": yes runs the new
+  // inputs now; no lets the run finish, and the new inputs' run follows it.
+  answerAsk(replace) {
+    const asked = this.asked;
+    if (!asked) return;
+    if (replace) this.run(asked.widget, asked.inputs, asked.seed);
+    else {
+      this.ask.hidden = true;
+      this.root.dataset.asking = "after";
+    }
+  }
+
+  closeAsk() {
+    this.asked = null;
+    if (this.ask) this.ask.hidden = true;
+    delete this.root.dataset.asking;
   }
 
   showHtml(html, digest) {

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Scheduler } from "../../site/static/scheduler.js";
-import { Pool, WorkerLink, poolSize, MIN_BLOCK } from "../../site/static/pool.js";
+import { MAIN_SLICE_MS, Pool, WorkerLink, poolSize } from "../../site/static/pool.js";
 
 // The fake engine's tally: the sum and number of trial indices, and the ranges covered.
 function handle(request) {
@@ -28,7 +28,8 @@ function handle(request) {
 }
 
 // A fake module worker: messages go into its scheduler, and its turns into `world`.
-function fakeWorker(world, name, { readyAt = 0 } = {}) {
+// `cost`: the world's time a trial takes on it (ms), 0.2 by default.
+function fakeWorker(world, name, { readyAt = 0, cost = 0.2 } = {}) {
   const worker = {
     name, terminated: false, jobs: [],
     postMessage(message) {
@@ -38,7 +39,7 @@ function fakeWorker(world, name, { readyAt = 0 } = {}) {
     terminate() { worker.terminated = true; },
   };
   const post = (data) => { if (!worker.terminated) world.tasks.push({ worker, run: () => worker.onmessage({ data }) }); };
-  const engine = (request) => { world.t += 0.2 * (request.count ?? 1); return handle(request); };
+  const engine = (request) => { world.t += cost * (request.count ?? 1); return handle(request); };
   worker.scheduler = new Scheduler(engine, post, {
     now: () => world.t, defer: (task) => world.tasks.push({ worker, run: task }), sliceMs: 10, progressMs: 50,
   });
@@ -80,13 +81,18 @@ function makeWorld(seed = 1) {
   return world;
 }
 
-function rig({ size = 3, seed = 1, boot = [0, 0, 0], spawnAfterMs = 0 } = {}) {
+function rig({ size = 3, seed = 1, boot = [0, 0, 0], spawnAfterMs = 0, fixed = true, cost = {} } = {}) {
   const world = makeWorld(seed);
-  const main = new WorkerLink(fakeWorker(world, "main"));
+  const main = new WorkerLink(fakeWorker(world, "main", { cost: cost.main }));
   const spawned = [];
-  const spawn = () => { const w = fakeWorker(world, `helper${spawned.length + 1}`, { readyAt: boot[spawned.length] }); spawned.push(w); return w; };
+  const spawn = () => {
+    const name = `helper${spawned.length + 1}`;
+    const w = fakeWorker(world, name, { readyAt: boot[spawned.length] ?? 0, cost: cost[name] });
+    spawned.push(w);
+    return w;
+  };
   const pool = new Pool(main, spawn, {
-    size, progressMs: 25, now: () => world.t, spawnAfterMs,
+    size, fixed, progressMs: 25, now: () => world.t, spawnAfterMs,
     later: (task, ms) => world.boots.push({ at: world.t + ms, ready: task }),
     every: (task) => { world.timers.push(task); return task; },
     stop: (task) => { world.timers = world.timers.filter((t) => t !== task); },
@@ -108,8 +114,10 @@ test("a shared run counts every trial once and answers as one worker would", asy
     assert.ok(answer.result.workers >= 2, `blocks went to several workers (seed ${seed})`);
     assert.ok(seen.length > 0 && seen.every((p) => p.done <= 1000 && p.html), "progress streams in, merged");
     const blocks = [r.main.worker, ...r.spawned].flatMap((w) => w.jobs);
-    assert.ok(blocks.every((b) => b.partial === true && b.trials >= MIN_BLOCK), "every block is a partial job");
-    assert.deepEqual(blocks.map((b) => b.first).sort((a, b) => a - b)[1], MIN_BLOCK, "the first block is small");
+    assert.ok(blocks.every((b) => b.partial === true), "every block is a partial job");
+    assert.deepEqual([r.main.worker.jobs[0].first, r.main.worker.jobs[0].trials], [0, 1], "the main worker times one trial first");
+    assert.ok(r.main.worker.jobs.every((j) => j.slice === MAIN_SLICE_MS), "the main worker's chunks are short");
+    assert.ok(r.spawned.flatMap((w) => w.jobs).every((j) => j.slice === undefined));
   }
 });
 
@@ -173,7 +181,8 @@ test("one worker: the run is the main worker's own job; sizes follow the machine
   assert.equal(r.main.worker.jobs.length, 1);
   assert.equal(r.main.worker.jobs[0].partial, undefined);
   assert.equal(poolSize({ hardwareConcurrency: 8 }, undefined), 4);
-  assert.equal(poolSize({ hardwareConcurrency: 2 }, undefined), 2);
+  assert.equal(poolSize({ hardwareConcurrency: 2 }, undefined), 3, "the main worker and one extra a core");
+  assert.equal(poolSize({ hardwareConcurrency: 3 }, undefined), 4);
   assert.equal(poolSize({ hardwareConcurrency: 1 }, undefined), 1);
   assert.equal(poolSize({ hardwareConcurrency: 8, deviceMemory: 2 }, undefined), 1);
   assert.equal(poolSize({ hardwareConcurrency: 2 }, 3), 3);
@@ -191,4 +200,71 @@ test("extra workers start only once a run has gone on a while, and join it then"
   assert.equal(long.spawned.length, 1);
   assert.ok(long.spawned[0].jobs.length > 0, "the extra worker joined the run going on");
   assert.equal(answer.result.workers, 2);
+});
+
+test("a run that starts with a live extra worker runs no trial on the main worker", async () => {
+  const r = rig({ size: 2 });
+  r.pool.startHelpers();
+  await r.world.until(r.pool.helpers[0].ready);
+  const seen = [];
+  const answer = await r.world.until(r.pool.job(request(2000), (p) => seen.push(p)).done);
+  assert.equal(answer.result.html, `<p>${sumBelow(2000)}</p>`);
+  assert.equal(r.main.worker.jobs.length, 0, "the main worker only merged");
+  assert.ok(seen.length > 0);
+});
+
+test("a slow trial on the main worker starts the extra worker at once and hands the block over", async () => {
+  const r = rig({ size: 2, fixed: false, spawnAfterMs: 1e9, cost: { main: 40, helper1: 40 } });
+  const ran = [];
+  const handleOf = (w) => w.scheduler.handle;
+  const mainHandle = handleOf(r.main.worker);
+  r.main.worker.scheduler.handle = (req) => { if (req.op === "estimate") ran.push(req.count); return mainHandle(req); };
+  const answer = await r.world.until(r.pool.job(request(60), () => {}).done);
+  assert.equal(answer.result.html, `<p>${sumBelow(60)}</p>`);
+  assert.equal(r.spawned.length, 1, "the extra worker started without waiting for SPAWN_AFTER_MS");
+  assert.ok(ran.length <= 3 && ran.every((n) => n === 1), `the main worker ran a trial or so: ${ran}`);
+  assert.ok(r.spawned[0].jobs.length > 0);
+});
+
+test("an extra worker that makes a run no faster is retired, and the pool stops growing", async () => {
+  // The fake world has one core: every worker's trials take the same clock's time.
+  const r = rig({ size: 4, fixed: false, spawnAfterMs: 0 });
+  const answer = await r.world.until(r.pool.job(request(30000), () => {}).done);
+  assert.equal(answer.result.html, `<p>${sumBelow(30000)}</p>`);
+  assert.equal(r.spawned.length, 2, "a second extra worker was tried");
+  assert.ok(r.spawned[1].terminated, "and retired");
+  assert.equal(r.pool.helpers.length, 1);
+  assert.equal(r.pool.limit, 1);
+  const again = await r.world.until(r.pool.job(request(30000, { seed: 8 }), () => {}).done);
+  assert.equal(again.result.html, `<p>${sumBelow(30000)}</p>`);
+  assert.equal(r.spawned.length, 2, "no worker is tried again");
+});
+
+test("the pool keeps an extra worker that made a run faster and tries one more", () => {
+  const links = [];
+  const pool = new Pool({}, () => ({ postMessage() {}, terminate() {} }), { size: 4, fixed: false });
+  pool.startHelpers();
+  links.push(...pool.helpers);
+  for (const h of pool.helpers) h.receive({ type: "ready" });
+  pool.judge(1, 1.0, 0.9);
+  assert.equal(pool.helpers.length, 2, "measured with one: one more is tried");
+  assert.equal(pool.probation, pool.helpers[1]);
+  pool.helpers[1].receive({ type: "ready" });
+  pool.judge(2, 1.8, 1.0);
+  assert.equal(pool.helpers.length, 3, "twice as fast... nearly: kept, and a third is tried");
+  pool.helpers[2].receive({ type: "ready" });
+  pool.judge(3, 1.9, 1.8);
+  assert.equal(pool.helpers.length, 2, "no faster with three: the third is retired");
+  assert.equal(pool.limit, 2);
+  pool.judge(2, 1.8, null);
+  assert.equal(pool.helpers.length, 2, "and none is tried again");
+});
+
+test("the page's engine is a worker link: one place routes a worker's answers and progress", async () => {
+  globalThis.window ??= globalThis;
+  const { Engine } = await import("../../site/static/engine-client.js");
+  assert.equal(Object.getPrototypeOf(Engine), WorkerLink);
+  for (const name of ["call", "job", "receive", "idle"]) {
+    assert.ok(!Object.hasOwn(Engine.prototype, name), `Engine has its own ${name}`);
+  }
 });

@@ -179,3 +179,14 @@ test("a block's starting chunk is bounded and must be a whole number", () => {
     assert.equal(r.calls[0].count, first, `chunk ${chunk}`);
   }
 });
+
+test("a job may ask for shorter chunks, never longer ones", () => {
+  for (const [slice, most] of [[4, 4], [50, 10], [undefined, 10]]) {
+    const r = rig({ perTrialMs: 0.5, sliceMs: 10, progressMs: 250 });
+    r.scheduler.submit(job(1, 2000, slice === undefined ? {} : { slice }));
+    r.drain();
+    const counts = r.calls.filter((c) => c.op === "estimate").map((c) => c.count);
+    assert.equal(counts.reduce((a, b) => a + b, 0), 2000);
+    assert.equal(Math.max(...counts), most / 0.5, `slice ${slice}: chunks of ${Math.max(...counts)} trials`);
+  }
+});
