@@ -71,6 +71,10 @@ CONTENT_SECURITY_POLICY = (
 """Only the site itself, plus compiling WebAssembly for Pyodide. Sent as a header by
 ``serve`` (a worker takes its policy from its own response) and repeated in each
 page's meta tag for hosts that cannot set headers."""
+FRAME_ANCESTORS = {"embed/": "frame-ancestors *"}
+"""``frame-ancestors`` by path: embed pages may be framed by any site, the rest only by the
+site itself. Only a header can say it (a meta tag's is ignored), so ``serve`` adds it; a host
+that sends no headers lets any site frame any page."""
 
 MIME_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -384,7 +388,7 @@ class WidgetRenderer:
         self.page.widgets.append(info)
         template = self.env.get_template("partials/widget.html")
         result_html = w.render(result)
-        return template.render(
+        info["html"] = html = template.render(
             result_digest=html_digest(result_html), sample_digest=html_digest(sample_html),
             w=w, title=title, instance=instance, values=base, result_html=result_html,
             sample_html=sample_html, seed=DEFAULT_SEED, examples=rendered_examples,
@@ -392,6 +396,7 @@ class WidgetRenderer:
             base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
             assumed=w.inputs.assumed_fields(),
         )
+        return html
 
 
 def _quote(text: str) -> str:
@@ -672,6 +677,10 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
             **common, page=page, root=page.root, has_widgets=bool(page.widgets),
             prev=ordered[i - 1] if i > 0 else None,
             next=ordered[i + 1] if 0 <= i < len(ordered) - 1 else None)
+        for info in page.widgets:
+            files[embed_path(page, info["instance"])] = env.get_template("embed.html").render(
+                **common, page=page, root="../" * (embed_path(page, info["instance"]).count("/")),
+                widget=info, has_widgets=True)
     search_page = Page(config.content / "search", "", "search", {"title": "Search"}, "")
     files[search_page.url] = env.get_template("search.html").render(
         **common, page=search_page, root="", prev=None, next=None, has_widgets=False)
@@ -679,6 +688,11 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
     if "index.html" not in files:
         raise BuildError(f"{config.content}: there is no index.md for the home page")
     return files
+
+
+def embed_path(page: Page, instance: str) -> str:
+    """A widget's embed page: just the widget, its result and a link back to its section."""
+    return f"embed/{page.url.removesuffix('.html')}/{instance}.html"
 
 
 def build_wheel(workdir: Path) -> Path:
@@ -913,7 +927,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         if getattr(self, "_vary", False):
             self.send_header("Vary", "Accept-Encoding")
             self._vary = False
-        self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        self.send_header("Content-Security-Policy", f"{CONTENT_SECURITY_POLICY}; {self._frame_ancestors()}")
         self.send_header("X-Content-Type-Options", "nosniff")
         super().end_headers()
 
@@ -962,6 +976,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             except ValueError:
                 pass
         return accepted
+
+    def _frame_ancestors(self) -> str:
+        path = self.translate_path(self.path)
+        relative = os.path.relpath(path, self.directory).replace(os.sep, "/")
+        return next((rule for prefix, rule in FRAME_ANCESTORS.items() if relative.startswith(prefix)),
+                    "frame-ancestors 'self'")
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         if code == 414:  # a request line past http.server's 64 KB

@@ -165,3 +165,35 @@ def test_serve_never_sends_a_copy_older_than_its_file(tmp_path):
     with serving(tmp_path) as url:
         status, headers, body = get(url + "a.js", "gzip, br")
         assert "content-encoding" not in headers and body == b"new();" * 100
+
+
+# Embed pages -------------------------------------------------------------------
+
+def test_every_widget_has_an_embed_page_with_the_widget_and_a_link_back(fixture_site):
+    out, files = fixture_site
+    for page, instance in (("demo/dice.html", "dice"), ("demo/more.html", "again")):
+        path = f"embed/{page.removesuffix('.html')}/{instance}.html"
+        embed = files[path].decode()
+        section = files[page].decode()
+        start = section.index(f'<section class="widget" id="{instance}"')
+        widget = section[start:section.index("</section>", start) + len("</section>")]
+        assert widget in embed  # the very widget of the page, pre-rendered result and all
+        assert embed.count('<section class="widget"') == 1
+        assert f'<a href="../../../{page}#{instance}" target="_blank" rel="noopener" data-embed-source>' in embed
+        assert 'data-embed="1"' in embed and '<meta name="robots" content="noindex">' in embed
+        meta = re.search(r'<meta http-equiv="Content-Security-Policy"[^>]*>', section).group(0)
+        assert meta in embed and "script-src &#39;self&#39;" in meta  # the site's policy, as every page has it
+        assert "site-header" not in embed and "site-footer" not in embed  # just the widget
+        assert 'data-action="copy-embed"' in embed and 'data-action="copy-embed"' in section
+    assert sorted(p for p in files if p.startswith("embed/") and p.endswith(".html")) == [
+        "embed/demo/dice/dice.html", "embed/demo/more/again.html"]
+
+
+def test_serve_lets_any_site_frame_embed_pages_and_only_the_site_its_other_pages(fixture_site):
+    out, _ = fixture_site
+    with serving(out) as url:
+        _, headers, _ = get(url + "embed/demo/dice/dice.html?dice.count=2", None)
+        assert headers["content-security-policy"] == build.CONTENT_SECURITY_POLICY + "; frame-ancestors *"
+        _, headers, _ = get(url + "demo/dice.html", None)
+        assert headers["content-security-policy"] == build.CONTENT_SECURITY_POLICY + "; frame-ancestors 'self'"
+    assert "frame-ancestors" not in build.CONTENT_SECURITY_POLICY  # the meta tag's would be ignored (and warned of)
