@@ -22,7 +22,8 @@ import pytest
 from browsers import Chromium
 from conftest import PageGuard, serving
 from test_browser import PAGES, SG_PAGE, WIDGETS
-from test_browsers import BOOT_S, _replace, _symlinked_copy, change_one_input, open_live, shows, widgets_match_cpython
+from test_browsers import (BOOT_S, _replace, _symlinked_copy, browsers, change_one_input, driver, drivers,  # noqa: F401
+                           open_live, shows, widgets_match_cpython)
 from test_simulation import INSTANCE, PAGE as SIM_PAGE, SET_TRIALS, SIM, expected
 
 import build
@@ -153,3 +154,41 @@ def test_a_new_build_is_offered_and_replaces_the_old_cache_whole(tab, offline_si
     assert "A sentence of the new build." in tab.page.content()
     widgets_match_cpython(tab, SG_PAGE)
     assert tab.errors() == []
+
+
+def test_chromium_can_install_the_site(browser_type, browser_type_launch_args, offline_site, tmp_path):
+    """In a profile of its own (a test context is incognito, where Chromium installs nothing)."""
+    _, site = offline_site
+    context = browser_type.launch_persistent_context(tmp_path / "profile", **browser_type_launch_args)
+    try:
+        page = context.new_page()
+        page.goto(site + SG_PAGE)
+        page.wait_for_selector("html[data-offline=ready]", state="attached", timeout=120_000)
+        cdp = context.new_cdp_session(page)
+        manifest = cdp.send("Page.getAppManifest")
+        assert manifest["url"] == site + build.MANIFEST and manifest["errors"] == [], manifest["errors"]
+        assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
+    finally:
+        context.close()
+
+
+@browsers("firefox", "webkit")
+def test_with_the_server_gone_a_visited_site_still_works(driver, built_site, tmp_path):
+    """Firefox's and WebKit's drivers have no offline switch: the server stops instead."""
+    copy = _symlinked_copy(built_site, tmp_path / SUBPATH)
+    server = serving(tmp_path)
+    site = server.__enter__() + SUBPATH
+    try:
+        open_live(driver, site + SG_PAGE)
+        driver.wait("() => document.documentElement.dataset.offline === 'ready'", timeout=120)
+    finally:
+        server.__exit__(None, None, None)
+    assert copy.exists()
+    for url in one_page_per_system()[:2]:
+        driver.call("(u) => { location.href = u; }", site + url)
+        path = "/" + SUBPATH + url
+        driver.wait("(p) => location.pathname === p && document.documentElement?.dataset.widgetsLive === p", path,
+                    timeout=BOOT_S)
+        widgets_match_cpython(driver, url)
+        change_one_input(driver, url)
+    assert driver.errors() == []
