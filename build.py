@@ -14,6 +14,7 @@ and only then write everything out.
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import http.server
 from html import escape
@@ -70,6 +71,10 @@ CONTENT_SECURITY_POLICY = (
 """Only the site itself, plus compiling WebAssembly for Pyodide. Sent as a header by
 ``serve`` (a worker takes its policy from its own response) and repeated in each
 page's meta tag for hosts that cannot set headers."""
+FRAME_ANCESTORS = {"embed/": "frame-ancestors *"}
+"""``frame-ancestors`` by path: embed pages may be framed by any site, the rest only by the
+site itself. Only a header can say it (a meta tag's is ignored), so ``serve`` adds it; a host
+that sends no headers lets any site frame any page."""
 
 MIME_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -82,8 +87,20 @@ MIME_TYPES = {
     ".whl": "application/zip",
     ".gz": "application/octet-stream",
     ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".webmanifest": "application/manifest+json",
     ".txt": "text/plain; charset=utf-8",
 }
+
+PRECOMPRESSED = (".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".webmanifest", ".wasm")
+"""Files the build writes gzip (``.gz``) and brotli (``.br``) copies of, for hosts that serve them.
+Not the snapshot: it is gzipped already, and the worker inflates it itself (NOTES.md: a
+Content-Encoding for it was measured slower). Not the zip and wheel: compressed already."""
+ENCODINGS = (("br", ".br"), ("gzip", ".gz"))
+"""Content codings ``serve`` offers, best first (brotli only where the ``brotli`` package is installed)."""
+SERVICE_WORKER = "sw.js"
+"""The offline service worker, at the root so that its scope is the whole site (in any subpath)."""
+MANIFEST = "manifest.webmanifest"
 
 
 class BuildError(Exception):
@@ -371,7 +388,7 @@ class WidgetRenderer:
         self.page.widgets.append(info)
         template = self.env.get_template("partials/widget.html")
         result_html = w.render(result)
-        return template.render(
+        info["html"] = html = template.render(
             result_digest=html_digest(result_html), sample_digest=html_digest(sample_html),
             w=w, title=title, instance=instance, values=base, result_html=result_html,
             sample_html=sample_html, seed=DEFAULT_SEED, examples=rendered_examples,
@@ -379,6 +396,7 @@ class WidgetRenderer:
             base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
             assumed=w.inputs.assumed_fields(),
         )
+        return html
 
 
 def _quote(text: str) -> str:
@@ -660,6 +678,10 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
             **common, page=page, root=page.root, has_widgets=bool(page.widgets),
             prev=ordered[i - 1] if i > 0 else None,
             next=ordered[i + 1] if 0 <= i < len(ordered) - 1 else None)
+        for info in page.widgets:
+            files[embed_path(page, info["instance"])] = env.get_template("embed.html").render(
+                **common, page=page, root="../" * (embed_path(page, info["instance"]).count("/")),
+                widget=info, has_widgets=True)
     search_page = Page(config.content / "search", "", "search", {"title": "Search"}, "")
     files[search_page.url] = env.get_template("search.html").render(
         **common, page=search_page, root="", prev=None, next=None, has_widgets=False)
@@ -667,6 +689,11 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
     if "index.html" not in files:
         raise BuildError(f"{config.content}: there is no index.md for the home page")
     return files
+
+
+def embed_path(page: Page, instance: str) -> str:
+    """A widget's embed page: just the widget, its result and a link back to its section."""
+    return f"embed/{page.url.removesuffix('.html')}/{instance}.html"
 
 
 def build_wheel(workdir: Path) -> Path:
@@ -781,14 +808,17 @@ def build(config: Config) -> dict[str, bytes]:
     files: dict[str, bytes] = {path: html.encode() for path, html in rendered.items()}
     files.update(static_files(config))
     files.update(runtime)
+    files[MANIFEST] = web_manifest(config)
     if config.runtime:
         files["build.json"] = json.dumps({
             "engine": ENGINE_VERSION, "pyodide": PYODIDE_VERSION, "wheel": WHEEL_NAME,
             "wheel_sha256": hashlib.sha256(files[f"pyodide/{WHEEL_NAME}"]).hexdigest(),
         }, indent=1).encode()
+        files[SERVICE_WORKER] = service_worker(config, files)
     broken = broken_links(files)
     if broken:
         raise BuildError("broken links in the built site:\n  " + "\n  ".join(broken))
+    files.update(precompressed(files))
     write(config.output, files)
     return files
 
@@ -857,6 +887,90 @@ def broken_links(files: Mapping[str, bytes]) -> list[str]:
     return broken
 
 
+# Offline, installable, precompressed ----------------------------------------
+
+def web_manifest(config: Config) -> bytes:
+    """The web app manifest (installable from Chromium); every URL relative to it, so any subpath works."""
+    icon = "static/"
+    return json.dumps({
+        "name": config.site_name, "short_name": "Rules Explorer",
+        "description": "Wargame combat rules in plain words, each with a live calculator that works offline.",
+        "id": "./", "start_url": "./index.html", "scope": "./", "display": "standalone",
+        "background_color": "#ffffff", "theme_color": "#1f5f9e",
+        "icons": [
+            {"src": icon + "favicon.svg", "sizes": "any", "type": "image/svg+xml"},
+            {"src": icon + "icon-192.png", "sizes": "192x192", "type": "image/png"},
+            {"src": icon + "icon-512.png", "sizes": "512x512", "type": "image/png"},
+            {"src": icon + "icon-maskable-512.png", "sizes": "512x512", "type": "image/png", "purpose": "maskable"},
+        ],
+    }, indent=1).encode()
+
+
+def build_id(files: Mapping[str, bytes]) -> str:
+    """A digest of every file of a build (path and content): a new build is a new id."""
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(path.encode() + b"\0" + hashlib.sha256(files[path]).digest())
+    return digest.hexdigest()[:16]
+
+
+def service_worker(config: Config, files: Mapping[str, bytes]) -> bytes:
+    """``sw.js``: site/service-worker.js after the build's id and its files' digests.
+
+    Every file of the build is kept offline (``files`` is the whole build so far:
+    pages, static files, runtime, snapshot, wheel); the digests are the first 16
+    hex digits of each file's SHA-256, which the worker checks every download against.
+    """
+    listed = {path: hashlib.sha256(data).hexdigest()[:16] for path, data in sorted(files.items())
+              if path != SERVICE_WORKER}
+    head = (f"const BUILD = {json.dumps(build_id(files))};\n"
+            f"const FILES = {json.dumps(listed, indent=0, sort_keys=True)};\n")
+    return head.encode() + (config.static.parent / "service-worker.js").read_bytes()
+
+
+def _brotli() -> Any:
+    try:
+        import brotli
+    except ImportError:  # gzip copies only (requirements-dev.txt lists brotli)
+        return None
+    return brotli
+
+
+PRECOMPRESS_CACHE = ROOT / ".build-cache" / "precompressed"
+"""Brotli at its best quality takes ~30 s for the 9.6 MB WebAssembly and ~8 s for the pages: copies
+over 10 KB are kept here by content digest, so a build compresses only what changed."""
+
+
+def compressed(data: bytes, coding: str) -> bytes:
+    """``data`` in ``coding`` (``gzip`` with no timestamp, or ``br`` at quality 11), the same bytes every build."""
+    if coding == "gzip":
+        return gzip.compress(data, 9, mtime=0)
+    key = PRECOMPRESS_CACHE / (hashlib.sha256(data).hexdigest() + ".br")
+    if len(data) > 10_000 and key.exists():
+        return key.read_bytes()
+    packed = _brotli().compress(data, quality=11)
+    if len(data) > 10_000:
+        key.parent.mkdir(parents=True, exist_ok=True)
+        part = key.with_suffix(f".{os.getpid()}.tmp")
+        part.write_bytes(packed)
+        part.replace(key)
+    return packed
+
+
+def precompressed(files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """``path.gz`` and ``path.br`` beside every text and WebAssembly file, where smaller."""
+    codings = [(coding, suffix) for coding, suffix in ENCODINGS if coding != "br" or _brotli()]
+    out: dict[str, bytes] = {}
+    for path, data in files.items():
+        if not path.endswith(PRECOMPRESSED):
+            continue
+        for coding, suffix in codings:
+            packed = compressed(data, coding)
+            if len(packed) < len(data):
+                out[path + suffix] = packed
+    return out
+
+
 def write(output: Path, files: Mapping[str, bytes]) -> None:
     if output.exists():
         shutil.rmtree(output)
@@ -878,9 +992,64 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         # worker inflates it: with Content-Encoding the browser's network thread
         # inflates it instead and holds up the runtime's other files meanwhile.
         self.send_header("Cache-Control", "no-cache")
-        self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        if getattr(self, "_vary", False):
+            self.send_header("Vary", "Accept-Encoding")
+            self._vary = False
+        self.send_header("Content-Security-Policy", f"{CONTENT_SECURITY_POLICY}; {self._frame_ancestors()}")
         self.send_header("X-Content-Type-Options", "nosniff")
         super().end_headers()
+
+    def send_head(self) -> Any:
+        """The file, or its precompressed copy where the request accepts that coding.
+
+        As static hosts do (Netlify, Cloudflare Pages, nginx's ``gzip_static``):
+        ``path.br`` or ``path.gz`` beside the file goes out with ``Content-Encoding``
+        and the file's own type; every file that has copies says ``Vary: Accept-Encoding``.
+        """
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            if not self.path.split("?", 1)[0].endswith("/"):
+                return super().send_head()  # the redirect to the folder
+            path = os.path.join(path, "index.html")
+        if not path.endswith(PRECOMPRESSED) or not os.path.isfile(path):
+            return super().send_head()
+        accepted = self._accepted_codings()
+        # A copy older than its file is stale (the file was changed after the build): never sent.
+        changed = os.path.getmtime(path)
+        copies = [c for c, suffix in ENCODINGS
+                  if os.path.isfile(path + suffix) and os.path.getmtime(path + suffix) >= changed]
+        coding = next((c for c in copies if c in accepted), None)
+        self._vary = bool(copies)
+        if coding is None:
+            return super().send_head()
+        f = open(path + dict(ENCODINGS)[coding], "rb")
+        stat = os.fstat(f.fileno())
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Encoding", coding)
+        self.send_header("Content-Length", str(stat.st_size))
+        self.send_header("Last-Modified", self.date_time_string(int(stat.st_mtime)))
+        self.end_headers()
+        return f
+
+    def _accepted_codings(self) -> set[str]:
+        """The codings ``Accept-Encoding`` accepts (a ``q=0`` refuses one)."""
+        accepted = set()
+        for part in self.headers.get("Accept-Encoding", "").split(","):
+            name, _, params = part.strip().partition(";")
+            q = params.strip().removeprefix("q=") if params.strip().startswith("q=") else "1"
+            try:
+                if float(q) > 0:
+                    accepted.add(name.strip().lower())
+            except ValueError:
+                pass
+        return accepted
+
+    def _frame_ancestors(self) -> str:
+        path = self.translate_path(self.path)
+        relative = os.path.relpath(path, self.directory).replace(os.sep, "/")
+        return next((rule for prefix, rule in FRAME_ANCESTORS.items() if relative.startswith(prefix)),
+                    "frame-ancestors 'self'")
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         if code == 414:  # a request line past http.server's 64 KB

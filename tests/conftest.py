@@ -147,6 +147,16 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
     return {**browser_type_launch_args, "executable_path": path, "args": CHROMIUM_ARGS}
 
 
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict) -> dict:
+    """Playwright contexts without the site's offline service worker (offline.js).
+
+    Tests route, withhold or spoil files on purpose (test_snapshot.py), and a
+    service worker's cache would answer in their place; tests/test_offline.py
+    opens its own contexts with it."""
+    return {**browser_context_args, "service_workers": "block"}
+
+
 class PageGuard:
     """Records console errors, page errors and requests that leave the test server."""
 

@@ -6,6 +6,7 @@ import { SimulationView } from "./simulation.js";
 import * as table from "./table-editor.js";
 import { addItem, collect, fill, keyed, renumber, updateListButtons } from "./forms.js";
 import { DEFAULT_SEED, SAFE_LINK_LENGTH, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
+import { embedCode } from "./embed.js";
 
 const DEBOUNCE_MS = 150;
 
@@ -82,6 +83,7 @@ export class LiveWidget {
     else if (action === "roll") this.roll(String(Math.floor(Math.random() * 1_000_000)));
     else if (action === "replay") this.roll(this.seedInput.value);
     else if (action === "copy-link") this.copyLink();
+    else if (action === "copy-embed") this.copyEmbed();
     else if (action === "sim-run") this.runSim();
     else if (action === "reset-section") this.resetSection(target.closest(".settings-section"));
     else if (action === "sim-stop") this.sim?.stop();
@@ -308,6 +310,20 @@ export class LiveWidget {
       this.status.textContent = "Link copied.";
     } catch {
       this.status.textContent = "Link selected: copy it with Ctrl+C or Cmd+C.";
+    }
+  }
+
+  // The code of a frame that shows this widget (its embed page) in this state.
+  async copyEmbed() {
+    const code = embedCode(this.section, this.params().toString());
+    this.section.dataset.embedCode = code; // what was copied (tests read it)
+    try {
+      await navigator.clipboard.writeText(code);
+      this.status.textContent = "Embed code copied: paste it into your page's HTML.";
+    } catch {
+      this.shareInput.value = code;
+      this.shareInput.select();
+      this.status.textContent = "Embed code selected: copy it with Ctrl+C or Cmd+C.";
     }
   }
 

@@ -19,10 +19,14 @@ import "./simulation.js";
 import "./table-editor.js";
 import "./calculator.js";
 import { Site } from "./navigation.js";
+import { startOffline } from "./offline.js";
+import { isEmbed, startEmbed } from "./embed.js";
 
 const site = new Site();
 window.rulesExplorer = site;
 if (document.documentElement.dataset.hasWidgets === "1") site.ensureEngine(); // start Python while the page still loads
+if (isEmbed()) startEmbed(); // a widget framed by another site: no offline cache there
+else startOffline(site.engine); // the service worker, once the page and its engine are up
 if (document.readyState === "loading") {
   document.addEventListener("DOMContentLoaded", () => { site.mount(); site.listen(); });
 } else {
