@@ -298,14 +298,15 @@ def test_glossary_link_from_the_text(guarded_page, site_url):
 PHONE_WIDTH = 375
 """A small phone's width in CSS pixels (an iPhone SE or mini)."""
 
-SMALL_TARGETS = """() => {
+SMALL_TARGETS = """(doc) => {
     // Every control a finger must hit is at least 24 px each way (WCAG 2.5.8), counting its label.
+    doc = doc || document;
     const small = [];
-    for (const el of document.querySelectorAll('button, input:not([type=hidden]), select, summary, textarea')) {
+    for (const el of doc.querySelectorAll('button, input:not([type=hidden]), select, summary, textarea')) {
         const r = el.getBoundingClientRect();
-        if (!r.width || !r.height || getComputedStyle(el).visibility === 'hidden') continue;
+        if (!r.width || !r.height || doc.defaultView.getComputedStyle(el).visibility === 'hidden') continue;
         let w = r.width, h = r.height;
-        const label = el.id && document.querySelector(`label[for="${CSS.escape(el.id)}"]`);
+        const label = el.id && doc.querySelector(`label[for="${CSS.escape(el.id)}"]`);
         if (label) { const l = label.getBoundingClientRect(); w = Math.max(w, l.width); h = Math.max(h, l.height); }
         if (w < 24 || h < 24) small.push(`${el.tagName.toLowerCase()}#${el.id} ${Math.round(w)}x${Math.round(h)}`);
     }
