@@ -1046,6 +1046,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         return accepted
 
     def _frame_ancestors(self) -> str:
+        if not getattr(self, "path", ""):  # a request line too long to read has no path
+            return "frame-ancestors 'self'"
         path = self.translate_path(self.path)
         relative = os.path.relpath(path, self.directory).replace(os.sep, "/")
         return next((rule for prefix, rule in FRAME_ANCESTORS.items() if relative.startswith(prefix)),

@@ -151,17 +151,19 @@ def encode(group: Group, values: Mapping[str, Any], base: Mapping[str, Any]) -> 
 
 # Decoding ------------------------------------------------------------------------------------------------------
 
-def _fail(message: str) -> InputError:
-    return InputError("state", message, "a link state written by this site")
+def _fail(why: str) -> InputError:
+    """The whole saved state refused, in the reader's words: what happened, why, and what is shown instead."""
+    return InputError("state", f"this link's saved inputs could not be read ({why}); the widget shows the "
+                      "page's example instead", "a link state written by this site")
 
 
 def _unb64(text: str) -> bytes:
     if any(c not in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" for c in text):
-        raise _fail("the link state has characters that a link state never holds")
+        raise _fail("it holds characters this site never writes in a link: was it changed by hand?")
     try:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError):
-        raise _fail("the link state is cut short or damaged") from None
+        raise _fail("the link may be cut short or damaged") from None
 
 
 def _inflate(data: bytes) -> bytes:
@@ -169,19 +171,19 @@ def _inflate(data: bytes) -> bytes:
     try:
         out = d.decompress(data, MAX_JSON)
     except zlib.error:
-        raise _fail("the link state is damaged (it does not inflate)") from None
+        raise _fail("the link may be cut short or damaged") from None
     if d.unconsumed_tail:
-        raise _fail(f"the link state inflates to more than {MAX_JSON} bytes")
+        raise _fail(f"it unpacks to more than {MAX_JSON:,} bytes, far more than this site writes")
     if not d.eof:
-        raise _fail("the link state is cut short")
+        raise _fail("the link is cut short")
     return out
 
 
 def _payload(text: str) -> Any:
     if len(text) > MAX_TEXT:
-        raise _fail(f"the link state is longer than {MAX_TEXT} characters")
+        raise _fail(f"it is longer than {MAX_TEXT:,} characters")
     if not text.startswith(PREFIX):
-        raise _fail("this link state is from a format this site does not read"
+        raise _fail("it is in a format this site does not read"
                     if text.startswith("~") else f"the widget's own link parameter carries its state as written by this "
                     f"site ({PREFIX}…); {schema_shown(text)} is not one")
     body = text[len(PREFIX):]
@@ -189,21 +191,21 @@ def _payload(text: str) -> Any:
     if mode == "z":
         data = _inflate(data)
     elif mode != "j":
-        raise _fail("the link state has an unknown encoding")
+        raise _fail("it is in an encoding this site does not write")
     if len(data) > MAX_JSON:
-        raise _fail(f"the link state is larger than {MAX_JSON} bytes")
+        raise _fail(f"it is larger than {MAX_JSON:,} bytes")
     if not data:
         return {}
     try:
         json_text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise _fail("the link state is not text") from None
+        raise _fail("it does not hold text") from None
     if not json_depth_ok(json_text, MAX_DEPTH):
-        raise _fail(f"the link state nests deeper than {MAX_DEPTH}")
+        raise _fail(f"it nests deeper than {MAX_DEPTH} levels")
     try:
         return json.loads(json_text)
     except ValueError:
-        raise _fail("the link state is not valid JSON") from None
+        raise _fail("it is not valid JSON") from None
 
 
 def _join(prefix: str, name: str) -> str:
@@ -285,7 +287,7 @@ def decode(group: Group, text: str, base: Mapping[str, Any]) -> tuple[dict[str, 
     >>> from engine.schema import Group, Integer
     >>> g = Group("inputs", "", fields=(Integer("sides", "", 1, minimum=1, maximum=6),))
     >>> decode(g, "~1.zbroken", g.validate({}))[1][0].message
-    'the link state is damaged (it does not inflate)'
+    "this link's saved inputs could not be read (the link may be cut short or damaged); the widget shows the page's example instead"
     >>> values, errors = decode(g, encode(g, {"sides": 3}, {"sides": 1}), {"sides": 1})
     >>> values, errors
     ({'sides': 3}, [])

@@ -71,7 +71,7 @@ def test_prerendered_result_is_the_engines(fixture_site, demo):
 def test_form_reflects_base_inputs(fixture_site):
     out, _ = fixture_site
     section = widget_section(read(out, "demo/dice.html"), "dice")
-    assert re.search(r'<input type="number"[^>]*id="dice--count" name="count" value="3"', section)
+    assert re.search(r'<input type="text" inputmode="numeric"[^>]*id="dice--count" name="count" value="3"', section)
     assert '<option value="6" selected>d6</option>' in section
     assert 'id="dice--extras-0-value" name="extras.0.value" value="1"' in section
     assert "<template>" in section and 'name="extras.__i__.value"' in section

@@ -76,3 +76,51 @@ def test_deep_nesting_in_a_link_is_refused_and_the_engine_stays_healthy(driver, 
     assert path in notices and "deep" in notices, notices
     change_one_input(driver, url)
     assert driver.errors() == []
+
+
+# Issue 20: a refused link or input is said where the reader looks, in their words, and every output that no
+# longer matches the form says so. The card game's battle has all three outputs: result, seeded battle, estimate.
+
+BATTLE_PAGE, BATTLE = "sgs/panic-rout-and-pursuit.html", "sgs-battle"
+MESSAGE = """(id) => { const s = document.getElementById(id), m = s.querySelector('.widget-messages');
+    return !m.hidden && {text: m.textContent, inHeader: Boolean(m.closest('.widget-header')),
+        fromTop: m.getBoundingClientRect().top - s.getBoundingClientRect().top,
+        focus: document.activeElement === m ? 'messages' : document.activeElement.id}; }"""
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_link_that_cannot_be_read_is_said_at_the_widgets_top_in_plain_words(driver, site_url):
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}=~1.zbroken#{BATTLE}")
+    shown = driver.wait(MESSAGE, BATTLE, timeout=15)
+    assert shown["inHeader"] and shown["fromTop"] < 200, shown
+    assert shown["text"].startswith("This link's saved inputs could not be read (the link may be cut short or "
+                                    "damaged); the widget shows the page's example instead"), shown["text"]
+    assert shown["focus"] == "messages"
+    # a refused field: the message at the top, the field itself in focus
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.terrain_defence=lots#{BATTLE}")
+    shown = driver.wait(MESSAGE, BATTLE, timeout=15)
+    assert shown["inHeader"] and "terrain_defence" in shown["text"] and "'lots'" in shown["text"], shown
+    assert shown["focus"] == f"{BATTLE}--terrain_defence"
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_seed_too_big_is_quoted_as_typed_and_old_outputs_are_marked(driver, site_url):
+    open_live(driver, site_url + f"{BATTLE_PAGE}#{BATTLE}")
+    driver.call("""(id) => { const i = document.getElementById(id + '--seed'); i.value = '1e99999999';
+        i.dispatchEvent(new Event('change', {bubbles: true})); }""", BATTLE)
+    text = driver.wait("(id) => { const m = document.getElementById(id).querySelector('.widget-messages');"
+                       " return !m.hidden && m.textContent; }", BATTLE, timeout=15)
+    assert "'1e99999999' is not a seed" in text, text
+    # an input the engine refuses: the result, the seeded battle and the estimate are all marked out of date
+    driver.call("""(id) => { const i = document.getElementById(id + '--terrain_defence'); i.value = 'x';
+        i.dispatchEvent(new Event('input', {bubbles: true})); }""", BATTLE)
+    marks = driver.wait("""(id) => { const s = document.getElementById(id);
+        const marks = ['.widget-result', '.roll-result', '.sim-result'].map((c) => {
+            const el = s.querySelector(c); return el.dataset.state === 'stale' || el.dataset.outdated === 'stale'; });
+        return marks.every(Boolean) && marks; }""", BATTLE, timeout=15)
+    assert marks == [True, True, True]
+    note = driver.call("(id) => getComputedStyle(document.getElementById(id).querySelector('.roll-result'), "
+                       "'::before').content", BATTLE)
+    assert "Out of date" in note
+    assert driver.errors() == []

@@ -181,14 +181,14 @@ def b64(data: bytes) -> str:
 
 @pytest.mark.parametrize("text, says", [
     ("~2.jAAAA", "format this site does not read"),
-    ("~1.x", "unknown encoding"),
+    ("~1.x", "an encoding this site does not write"),
     ("~1.j!!", "characters"),
-    ("~1.z" + b64(b"not zlib"), "does not inflate"),
+    ("~1.z" + b64(b"not zlib"), "the link may be cut short or damaged"),
     ("~1.z" + b64(zlib.compress(b'{"sides":3}')[:-3]), "cut short"),
-    ("~1.z" + b64(zlib.compress(b" " * (linkstate.MAX_JSON + 10))), "inflates to more than"),
+    ("~1.z" + b64(zlib.compress(b" " * (linkstate.MAX_JSON + 10))), "unpacks to more than"),
     ("~1.j" + b64(b"[" * 100 + b"]" * 100), "nests deeper"),
     ("~1.z" + b64(zlib.compress(b"[" * 100000 + b"]" * 100000)), "nests deeper"),
-    ("~1.j" + b64(b"\xff\xfe"), "not text"),
+    ("~1.j" + b64(b"\xff\xfe"), "does not hold text"),
     ("~1.j" + b64(b"{"), "not valid JSON"),
     ("~1.j" + "A" * (linkstate.MAX_TEXT + 1), "longer than"),
 ])
@@ -196,6 +196,8 @@ def test_hostile_states_are_refused_whole(text, says):
     base = SMALL.validate({})
     values, errors = linkstate.decode(SMALL, text, base)
     assert values == base and len(errors) == 1 and errors[0].field == "state" and says in errors[0].message
+    assert errors[0].message.startswith("this link's saved inputs could not be read (")
+    assert errors[0].message.endswith("the widget shows the page's example instead")
 
 
 @pytest.mark.parametrize("payload, path", [

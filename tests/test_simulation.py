@@ -125,7 +125,7 @@ CALC = "atg-intercept"
 # change to its result, into window.recomputes (the drivers need no promise).
 TIME_RECOMPUTES = """(calc, n) => {
     const section = document.getElementById(calc);
-    const control = section.querySelector('.widget-form input[type=number]');
+    const control = section.querySelector('.widget-form input.whole');
     const values = [control.value, String(Number(control.value) + 1)];
     window.recomputes = [];
     (async () => {

@@ -10,6 +10,10 @@ import { embedCode } from "./embed.js";
 
 const DEBOUNCE_MS = 150;
 
+function capitalised(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export class LiveWidget {
   constructor(section, engine, site) {
     this.section = section;
@@ -37,7 +41,7 @@ export class LiveWidget {
   bind() {
     this.form.addEventListener("submit", (e) => e.preventDefault());
     this.form.addEventListener("input", (e) => {
-      if (e.target.matches("input[type=text], input[type=number]")) this.schedule();
+      if (e.target.matches("input[type=text]")) this.schedule();
     });
     this.form.addEventListener("change", (e) => {
       if (e.target.matches(".changed-only")) this.showChangedOnly(e.target);
@@ -109,6 +113,13 @@ export class LiveWidget {
   markPending() {
     this.result.dataset.state = "pending";
     this.result.setAttribute("aria-busy", "true");
+    this.markOutdated("pending");
+  }
+
+  // The sample roll and the estimate follow the form too: while they are for other inputs they say so
+  // ("pending": being worked out; "stale": the inputs could not be computed). Each clears its own mark.
+  markOutdated(how) {
+    for (const el of [this.rollResult, this.sim?.result]) if (el) el.dataset.outdated = how;
   }
 
   // `estimate`: whether the Monte Carlo estimate follows (not at the page's
@@ -128,6 +139,7 @@ export class LiveWidget {
     if (!answer.error && rolled) this.showRoll(await rolled, seq);
     // The estimate follows the inputs too: a new run replaces the old (a long one once the reader says so).
     if (!answer.error && estimate) this.runSim({ ask: true });
+    else if (!answer.error && this.sim) delete this.sim.result.dataset.outdated; // the page's own, pre-rendered
   }
 
   // A row of a list table: duplicated just below, moved, or removed; focus
@@ -193,6 +205,7 @@ export class LiveWidget {
     this.result.removeAttribute("aria-busy");
     if (answer.error) {
       this.result.dataset.state = "stale";
+      this.markOutdated("stale");
       this.showError(answer.error);
       return;
     }
@@ -211,16 +224,31 @@ export class LiveWidget {
     if (rejected.length) {
       this.messages.hidden = false;
       this.messages.innerHTML = "";
+      const whole = rejected.find((r) => r.field === "state");
       const p = document.createElement("p");
-      p.textContent = "Part of the link was not applied; the rest was. Not applied:";
-      const ul = document.createElement("ul");
-      for (const r of rejected) {
-        const li = document.createElement("li");
-        li.textContent = r.message;
-        ul.appendChild(li);
+      if (whole) { // the whole saved state was refused: say so in one sentence
+        p.textContent = capitalised(whole.message) + ".";
+        this.messages.append(p);
+      } else {
+        p.textContent = "Part of the link was not applied; the rest was. Not applied:";
+        const ul = document.createElement("ul");
+        for (const r of rejected) {
+          const li = document.createElement("li");
+          li.textContent = r.message;
+          ul.appendChild(li);
+        }
+        this.messages.append(p, ul);
       }
-      this.messages.append(p, ul);
+      // Where the reader is looking: the message at the widget's top, and the first field refused in focus.
+      const control = rejected.map((r) => this.control(r.field)).find(Boolean);
+      (control || this.messages).focus({ preventScroll: true });
+      this.messages.scrollIntoView({ block: "nearest" });
     }
+  }
+
+  // The form control of a dotted input path, if the form has one.
+  control(path) {
+    return path ? document.getElementById(`${this.instance}--${path.replace(/\./g, "-")}`) : null;
   }
 
   clearErrors() {
@@ -233,13 +261,14 @@ export class LiveWidget {
   showError(error) {
     const message = error.message || "the engine rejected this input";
     this.messages.hidden = false;
-    this.messages.textContent = `Not computed: ${message}. The result below is the last valid one.`;
-    if (error.field) {
-      const cid = `${this.instance}--${error.field.replace(/\./g, "-")}`;
-      const control = document.getElementById(cid);
-      control?.setAttribute("aria-invalid", "true");
-      const slot = document.getElementById(`${cid}-error`);
+    this.messages.textContent = `Not computed: ${message}. The results below are for the last inputs that worked.`;
+    const control = this.control(error.field);
+    if (control) {
+      control.setAttribute("aria-invalid", "true");
+      const slot = document.getElementById(`${control.id}-error`);
       if (slot) { slot.hidden = false; slot.textContent = message; }
+      // Take the reader to the field, unless they are typing in this form (focus stays where they type).
+      if (!this.form.contains(document.activeElement)) control.focus({ preventScroll: true });
     }
   }
 
@@ -265,6 +294,7 @@ export class LiveWidget {
       return;
     }
     this.seedInput.removeAttribute("aria-invalid");
+    delete this.rollResult.dataset.outdated;
     if (answer.result.digest !== this.rollResult.dataset.digest) {
       this.rollResult.innerHTML = answer.result.html;
       this.rollResult.dataset.digest = answer.result.digest;

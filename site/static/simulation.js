@@ -69,6 +69,7 @@ export class SimulationView {
   async run(widget, inputs, seed, { ask = false } = {}) {
     if (ask && this.current && this.elapsed >= LONG_RUN_MS && this.ask) {
       this.asked = { widget, inputs, seed }; // the latest inputs
+      this.result.dataset.outdated = "stale"; // the estimate shown is for the inputs before the change
       if (this.root.dataset.asking !== "after") { // not once told to let it finish
         this.ask.hidden = false;
         this.root.dataset.asking = "true";
@@ -89,6 +90,7 @@ export class SimulationView {
       if (seq === this.seq) this.progress(p);
     });
     this.current = job;
+    delete this.result.dataset.outdated; // the run for the inputs shown starts now
     this.elapsed = 0;
     this.stopButton.disabled = false;
     this.bar.max = trials;
