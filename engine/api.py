@@ -25,7 +25,7 @@ from .schema import InputError, json_depth_ok, jsonable, shown
 __all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
 OPS = ("run", "sample", "from_link", "describe", "estimate", "merge", "compare", "sweep", "target", "scenario_link",
-       "scenario_from_link")
+       "scenario_from_link", "varies")
 """The only operations the browser may ask for."""
 
 MAX_CHUNK = 100_000
@@ -215,7 +215,8 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
         kw = {}
         if w.trial is not None:
             points = message.get("points")
-            n = len(points) if isinstance(points, list) else scenarios.MAX_POINTS
+            n = len(points) if isinstance(points, list) else len(
+                scenarios.vary_points(w, w.run_inputs(message.get("inputs"))[0], message.get("vary"))[1])
             total, first, count = _trials(w, message, n)
             kw = {"seed": seed, "trials": total, "first": first, "count": count, "tallies": message.get("tallies"),
                   "points": points}
@@ -232,6 +233,9 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
         return scenarios.target(w.id, message.get("inputs"), message.get("figure"), message.get("threshold"),
                                 message.get("vary"), goal=message.get("goal", "at_least"),
                                 direction=message.get("direction", "least"), render=render, **kw)
+    if op == "varies":
+        return {"varies": scenarios.varies(w, w.validate(message.get("inputs"))),
+                "figures": [f.describe() for f in w.figures]}
     base = w.base_values(message.get("base"))
     if op == "scenario_link":
         pin = message.get("pinned")
@@ -293,7 +297,7 @@ def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
                           "detail": f"{type(exc).__name__}: {str(exc)[:300]}"}}
 
 
-_SCENARIO_OPS = ("compare", "sweep", "target", "scenario_link", "scenario_from_link")
+_SCENARIO_OPS = ("compare", "sweep", "target", "scenario_link", "scenario_from_link", "varies")
 
 MAX_REQUEST_TEXT = 2_000_000
 """Largest request the worker passes in (a Monte Carlo tally included)."""
@@ -321,8 +325,9 @@ def warm_up_requests() -> list[dict[str, Any]]:
     """A request of every kind for every widget, one rejected input included.
 
     >>> ops = {r["op"] for r in warm_up_requests()}
-    >>> sorted(ops)
-    ['describe', 'estimate', 'from_link', 'merge', 'run', 'sample']
+    >>> sorted(ops)  # doctest: +NORMALIZE_WHITESPACE
+    ['compare', 'describe', 'estimate', 'from_link', 'merge', 'run', 'sample', 'scenario_from_link',
+     'scenario_link', 'sweep', 'target', 'varies']
     """
     requests: list[dict[str, Any]] = [{"op": "describe"}]
     for w in widgets.all_widgets():
@@ -336,7 +341,27 @@ def warm_up_requests() -> list[dict[str, Any]]:
                              "tally": None, "render": True})
             one = w.estimate(w.validate({}), 1, 0, 1).to_json()  # one trial: a short task, even for a battle
             requests.append({"op": "merge", "widget": w.id, "inputs": {}, "tallies": [one], "render": True})
+        requests += _scenario_warm_up(w)
     return requests
+
+
+def _scenario_warm_up(w: widgets.Widget) -> list[dict[str, Any]]:
+    """The scenario ops once each on a calculator, one point each (a battle's trials are warmed by
+    ``estimate`` already: the browser answers these three times while the page is quiet, so they stay short)."""
+    if not w.figures:
+        return []
+    first = scenarios.varies(w)[0]
+    vary = {"input": first["input"], "values": [first["value"]]}
+    out: list[dict[str, Any]] = [{"op": "varies", "widget": w.id, "inputs": {}}]
+    if w.trial is not None:
+        return out
+    state = scenarios.scenario_state(w, w.base_values(None), vary=vary)
+    return out + [{"op": "compare", "widget": w.id, "pinned": {}, "inputs": {}, "render": True},
+                  {"op": "sweep", "widget": w.id, "inputs": {}, "vary": vary, "render": True},
+                  {"op": "target", "widget": w.id, "inputs": {}, "figure": w.figures[0].name, "threshold": "0",
+                   "vary": vary, "render": True},
+                  {"op": "scenario_link", "widget": w.id, "vary": vary},
+                  {"op": "scenario_from_link", "widget": w.id, "state": state}]
 
 
 def warm_up() -> int:

@@ -120,7 +120,7 @@ def varies(w: widgets.Widget, values: Mapping[str, Any] | None = None) -> list[d
                 walk(f, vals.get(f.name, {}), path, f"{title}: ")
             elif isinstance(f, ListOf):
                 for i, row in enumerate(vals.get(f.name, [])):
-                    walk(f.item, row, f"{path}.{i}", f"{title} {i + 1}: ")
+                    walk(f.item, row, f"{path}.{i}", f"{title}, row {i + 1}: ")
             elif isinstance(f, (Integer, Number, Choice, Boolean)):
                 d: dict[str, Any] = {"input": path, "label": title, "type": type(f).__name__.lower(),
                                      "allowed": f.allowed(), "value": jsonable(vals.get(f.name))}
@@ -553,7 +553,7 @@ def chart_svg(title: str, xs: Sequence[Any], labels: Sequence[str], ys: Sequence
     >>> svg.startswith('<svg class="chart"'), "style=" in svg, svg.count('<circle')
     (True, False, 1)
     """
-    width, height, left, right, top, bottom = 480, 260, 56, 16, 16, 44
+    width, height, left, right, top, bottom = 480, 260, 56, 16, 28, 44
     pw, ph = width - left - right, height - top - bottom
     prob = unit == "probability"
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) or isinstance(x, str) and _is_num(x)
@@ -602,7 +602,7 @@ def chart_svg(title: str, xs: Sequence[Any], labels: Sequence[str], ys: Sequence
     out.append(f'<text class="axis-label" x="{left + pw / 2:.1f}" y="{height - 6}" text-anchor="middle">'
                f'{escape(x_label)}</text>')
     if unit_text:
-        out.append(f'<text class="axis-label" x="4" y="{top - 4 if top > 12 else 12}" text-anchor="start">'
+        out.append(f'<text class="axis-label" x="4" y="12" text-anchor="start">'
                    f'{escape(unit_text)}</text>')
     out.append('</g>')
     pairs = [(px(x), y) for x, y in zip(xv, ys) if y is not None]

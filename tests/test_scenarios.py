@@ -290,7 +290,10 @@ def test_hostile_scenario_requests_are_input_errors(message, field):
 
 
 def test_every_scenario_op_is_a_known_op_and_answers_every_widget():
-    assert {"compare", "sweep", "target", "scenario_link", "scenario_from_link"} <= set(api.OPS)
+    assert {"compare", "sweep", "target", "scenario_link", "scenario_from_link", "varies"} <= set(api.OPS)
+    rows = ask({"op": "varies", "widget": "sgs.battle", "inputs": {"attacker": {"units": [{"count": 2}] * 3}}})
+    attacker_rows = {v["input"].split(".")[2] for v in rows["varies"] if v["input"].startswith("attacker.units.")}
+    assert attacker_rows == {"0", "1", "2"} and rows["figures"][0]["name"] == "attacker_won"
     for w in CALCULATORS:
         v = _numeric_varies(w, w.validate({}))[0]
         answer = ask({"op": "sweep", "widget": w.id, "inputs": {}, "vary": {"input": v["input"],
