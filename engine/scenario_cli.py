@@ -122,7 +122,11 @@ def mapper_for(workers: int, scheduler: str | None) -> Iterator[scenarios.Mapper
         except ImportError:
             raise InputError("scheduler", "--scheduler needs dask.distributed: pip install 'wargame-engine[dask]'",
                              "install the dask extra") from None
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout="15s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InputError("scheduler", f"no Dask scheduler answers at {scheduler[:60]!r} ({type(exc).__name__})",
+                             "a scheduler's address, such as tcp://host:8786") from None
         try:
             yield dask_mapper(client)
         finally:
@@ -224,7 +228,8 @@ def command(args: argparse.Namespace) -> int:
         if w.trial is not None and not chunk:
             trials = message.get("trials", w.trials) if args.command != "target" else message.get("count", 200)
             chunk = max(25, math.ceil(trials / (4 * workers)))
-        with mapper_for(workers if w.trial is not None else 1, args.scheduler) as mapper:
+        battle = w.trial is not None  # a calculator's points are computed here: nothing to send anywhere
+        with mapper_for(workers if battle else 1, args.scheduler if battle else None) as mapper:
             answer = run(message, mapper, chunk, render=args.html)
     except (InputError, widgets.UnknownWidgetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
