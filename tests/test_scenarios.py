@@ -397,8 +397,12 @@ def test_process_pool_and_dask_cluster_equal_one_process():
     message = {"op": "sweep", "widget": "sgs.battle", "inputs": {}, "seed": 4, "trials": 40,
                "vary": {"input": "attacker.units.0.count", "values": [1, 2]}}
     one = scenario_cli.run(message)
+    goal = {"op": "target", "widget": "sgs.battle", "inputs": {}, "seed": 4, "figure": "attacker_won",
+            "threshold": "0.7", "goal": "at_least", "direction": "least", "count": 30, "max_trials": 90,
+            "vary": {"input": "attacker.units.0.count", "values": [1, 2, 3]}}
     with scenario_cli.mapper_for(2, None) as mapper:
         pool = scenario_cli.run(message, mapper, chunk=7)
+        assert scenario_cli.run(goal, mapper, chunk=11) == scenario_cli.run(goal)
     assert pool == one
     compare = {"op": "compare", "widget": "sgs.battle", "pinned": {}, "inputs": {"attacker": {"units": [{"count": 2}]}},
                "seed": 4, "trials": 30}
