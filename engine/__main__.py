@@ -3,6 +3,11 @@
     python -m engine list
     python -m engine run small_general.combat --inputs '{"terrain": "forest"}'
     python -m engine roll small_general.combat --seed 42
+    python -m engine sweep small_general.combat --vary hex_sides --from 1 --to 6 --format csv
+    python -m engine compare sgs.battle --b '{"night": true}' --trials 2000 --workers 4
+    python -m engine target atg.battle --figure attacker_won --at-least 0.8 --vary attackers.1.count --from 0 --to 12
+
+(``compare``, ``sweep`` and ``target``: :mod:`engine.scenario_cli`.)
 
 Invalid input prints one clear message to stderr and exits with status 2.
 """
@@ -15,7 +20,7 @@ import os
 import sys
 from typing import Any
 
-from . import widgets
+from . import scenario_cli, widgets
 from .schema import MAX_JSON_DEPTH, InputError, json_depth_ok
 
 MAX_INPUT_TEXT = 1_000_000
@@ -43,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--inputs", default="{}", help="inputs as a JSON object")
         if name == "roll":
             p.add_argument("--seed", required=True, help="seed that replays the roll: a whole number, 0 to 2**53")
+    scenario_cli.add_parsers(sub)
     args = parser.parse_args(argv)
     try:
         return _command(args)
@@ -54,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _command(args: argparse.Namespace) -> int:
 
+    if args.command in scenario_cli.COMMANDS:
+        return scenario_cli.command(args)
     if args.command == "list":
         for w in widgets.all_widgets():
             d = w.describe()

@@ -18,13 +18,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from . import widgets
+from . import scenarios, widgets
 from .montecarlo import Tally
 from .schema import InputError, json_depth_ok, jsonable, shown
 
 __all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
-OPS = ("run", "sample", "from_link", "describe", "estimate", "merge")
+OPS = ("run", "sample", "from_link", "describe", "estimate", "merge", "compare", "sweep", "target", "scenario_link",
+       "scenario_from_link", "varies")
 """The only operations the browser may ask for."""
 
 MAX_CHUNK = 100_000
@@ -163,6 +164,95 @@ def _merge(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     return answer
 
 
+MAX_SCENARIO_TRIALS = 20_000
+"""Most trials one compare, sweep or target request may play in all (points × count; a compare plays two per
+trial): a battle costs milliseconds, so a request stays within seconds and the page sends many small ones."""
+DEFAULT_SCENARIO_TRIALS = 2_000
+"""Trials a request plays in all when it does not say (``count`` absent)."""
+
+
+def _spend(w: widgets.Widget, message: Mapping[str, Any], points: int) -> tuple[int, int | None]:
+    """``first`` and ``count`` of a Monte Carlo scenario request, bounded: at most MAX_SCENARIO_TRIALS in all."""
+    first = _whole(message.get("first", 0), "first", 0, MAX_TRIAL_INDEX, "a trial index")
+    most = max(1, MAX_SCENARIO_TRIALS // max(points, 1))
+    count = message.get("count")
+    if count is None:
+        return first, None
+    return first, _whole(count, "count", 1, most, "a number of trials for one request")
+
+
+def _trials(w: widgets.Widget, message: Mapping[str, Any], points: int) -> tuple[int, int, int]:
+    """(trials, first, count) of a Monte Carlo scenario request: count defaults to what is left, bounded."""
+    total = _whole(message.get("trials", w.trials or 1), "trials", 1, MAX_TRIAL_INDEX, "a number of trials")
+    first, count = _spend(w, message, points)
+    if count is None:
+        left = total - first
+        if left < 1:
+            raise InputError("first", "the run already holds its trials", f"less than {total}")
+        count = min(left, max(1, DEFAULT_SCENARIO_TRIALS // max(points, 1)))
+    if first + count > MAX_TRIAL_INDEX:
+        raise InputError("count", f"trials past {MAX_TRIAL_INDEX} are not run", f"first + count up to {MAX_TRIAL_INDEX}")
+    return total, first, count
+
+
+def _figure_names(message: Mapping[str, Any]) -> Any:
+    return message.get("figures")
+
+
+def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[str, Any]:
+    """``compare``, ``sweep``, ``target``, ``scenario_link`` and ``scenario_from_link`` (see docs/ARCHITECTURE.md)."""
+    render = bool(message.get("render"))
+    seed = widgets.check_seed(message.get("seed", 1))
+    if op == "compare":
+        kw: dict[str, Any] = {}
+        if w.trial is not None:
+            total, first, count = _trials(w, message, 2)
+            kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally"),
+                  "pairing": message.get("pairing", "common")}
+        return scenarios.compare(w.id, message.get("pinned"), message.get("inputs"), figures=_figure_names(message),
+                                 render=render, **kw)
+    if op == "sweep":
+        kw = {}
+        if w.trial is not None:
+            points = message.get("points")
+            n = len(points) if isinstance(points, list) else len(
+                scenarios.vary_points(w, w.run_inputs(message.get("inputs"))[0], message.get("vary"))[1])
+            total, first, count = _trials(w, message, n)
+            kw = {"seed": seed, "trials": total, "first": first, "count": count, "tallies": message.get("tallies"),
+                  "points": points}
+        return scenarios.sweep(w.id, message.get("inputs"), message.get("vary"), figures=_figure_names(message),
+                               render=render, **kw)
+    if op == "target":
+        kw = {}
+        if w.trial is not None:
+            count = _whole(message.get("count", 100), "count", 1, MAX_SCENARIO_TRIALS // scenarios.MAX_POINTS,
+                           "a number of trials per point for one round")
+            cap = _whole(message.get("max_trials", 4 * w.trials), "max_trials", 1, scenarios.MAX_TARGET_TRIALS,
+                         "a number of trials")
+            kw = {"seed": seed, "tallies": message.get("tallies"), "count": count, "max_trials": cap}
+        return scenarios.target(w.id, message.get("inputs"), message.get("figure"), message.get("threshold"),
+                                message.get("vary"), goal=message.get("goal", "at_least"),
+                                direction=message.get("direction", "least"), render=render, **kw)
+    if op == "varies":
+        return {"varies": scenarios.varies(w, w.validate(message.get("inputs"))),
+                "figures": [f.describe() for f in w.figures]}
+    base = w.base_values(message.get("base"))
+    if op == "scenario_link":
+        pin = message.get("pinned")
+        vary, goal = message.get("vary"), message.get("target")
+        if vary is not None:
+            scenarios.vary_points(w, base, vary)
+        if goal is not None and not isinstance(goal, Mapping):
+            raise InputError("target", "give the target as an object", "figure, threshold, goal, direction")
+        return {"state": scenarios.scenario_state(w, base, pin=None if pin is None else w.validate(pin),
+                                                  vary=vary, goal=goal)}
+    state = message.get("state")
+    if not isinstance(state, str):
+        raise InputError("state", "give the scenario's link text", "text such as ~1.j…")
+    found, rejected = scenarios.read_scenario_state(w, state, base)
+    return {**found, "rejected": [e.to_json() for e in rejected]}
+
+
 def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
     """Answer one request: ``{"op", "widget", "inputs", "base"?, "seed"?, "params"?}``.
 
@@ -194,6 +284,8 @@ def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
             return _estimate(w, message)
         if op == "merge":
             return _merge(w, message)
+        if op in _SCENARIO_OPS:
+            return _scenario(w, op, message)
         return _from_link(w, message.get("params", {}), base)
     except (InputError, widgets.UnknownWidgetError) as exc:
         return {"error": exc.to_json()}
@@ -204,6 +296,8 @@ def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
                           "message": "the engine could not compute these inputs (an error of ours, not of the input)",
                           "detail": f"{type(exc).__name__}: {str(exc)[:300]}"}}
 
+
+_SCENARIO_OPS = ("compare", "sweep", "target", "scenario_link", "scenario_from_link", "varies")
 
 MAX_REQUEST_TEXT = 2_000_000
 """Largest request the worker passes in (a Monte Carlo tally included)."""
@@ -231,8 +325,9 @@ def warm_up_requests() -> list[dict[str, Any]]:
     """A request of every kind for every widget, one rejected input included.
 
     >>> ops = {r["op"] for r in warm_up_requests()}
-    >>> sorted(ops)
-    ['describe', 'estimate', 'from_link', 'merge', 'run', 'sample']
+    >>> sorted(ops)  # doctest: +NORMALIZE_WHITESPACE
+    ['compare', 'describe', 'estimate', 'from_link', 'merge', 'run', 'sample', 'scenario_from_link',
+     'scenario_link', 'sweep', 'target', 'varies']
     """
     requests: list[dict[str, Any]] = [{"op": "describe"}]
     for w in widgets.all_widgets():
@@ -246,7 +341,27 @@ def warm_up_requests() -> list[dict[str, Any]]:
                              "tally": None, "render": True})
             one = w.estimate(w.validate({}), 1, 0, 1).to_json()  # one trial: a short task, even for a battle
             requests.append({"op": "merge", "widget": w.id, "inputs": {}, "tallies": [one], "render": True})
+        requests += _scenario_warm_up(w)
     return requests
+
+
+def _scenario_warm_up(w: widgets.Widget) -> list[dict[str, Any]]:
+    """The scenario ops once each on a calculator, one point each (a battle's trials are warmed by
+    ``estimate`` already: the browser answers these three times while the page is quiet, so they stay short)."""
+    if not w.figures:
+        return []
+    first = scenarios.varies(w)[0]
+    vary = {"input": first["input"], "values": [first["value"]]}
+    out: list[dict[str, Any]] = [{"op": "varies", "widget": w.id, "inputs": {}}]
+    if w.trial is not None:
+        return out
+    state = scenarios.scenario_state(w, w.base_values(None), vary=vary)
+    return out + [{"op": "compare", "widget": w.id, "pinned": {}, "inputs": {}, "render": True},
+                  {"op": "sweep", "widget": w.id, "inputs": {}, "vary": vary, "render": True},
+                  {"op": "target", "widget": w.id, "inputs": {}, "figure": w.figures[0].name, "threshold": "0",
+                   "vary": vary, "render": True},
+                  {"op": "scenario_link", "widget": w.id, "vary": vary},
+                  {"op": "scenario_from_link", "widget": w.id, "state": state}]
 
 
 def warm_up() -> int:

@@ -57,7 +57,8 @@ from typing import Any, Final
 from .schema import Field, Group, InputError, ListOf, fraction_text, json_depth_ok, jsonable
 from .schema import shown as schema_shown
 
-__all__ = ["PREFIX", "encode", "decode", "is_state", "MAX_TEXT", "MAX_JSON", "MAX_DEPTH"]
+__all__ = ["PREFIX", "encode", "decode", "is_state", "MAX_TEXT", "MAX_JSON", "MAX_DEPTH", "diff", "pack", "unpack",
+           "apply"]
 
 PREFIX: Final = "~1."
 """Format and version; a later format takes ``~2.`` and this module keeps reading ``~1.``."""
@@ -142,7 +143,24 @@ def _b64(data: bytes) -> str:
 
 def encode(group: Group, values: Mapping[str, Any], base: Mapping[str, Any]) -> str:
     """Link text of validated ``values`` against validated ``base`` (both from ``group.validate``)."""
-    text = json.dumps(_group_diff(group, values, base), separators=(",", ":"), ensure_ascii=False)
+    return pack(_group_diff(group, values, base))
+
+
+def diff(group: Group, values: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
+    """What :func:`encode` writes before packing: the fields of ``values`` that differ from ``base``."""
+    return _group_diff(group, values, base)
+
+
+def pack(data: Any) -> str:
+    """Any JSON data as link text in this format (``~1.j…`` or ``~1.z…``, whichever is shorter).
+
+    A scenario (a pinned state, a sweep, a target: :mod:`engine.scenarios`)
+    travels this way beside the widget's own state.
+
+    >>> unpack(pack({"s": {"input": "hexsides", "from": 1, "to": 6}}))
+    {'s': {'input': 'hexsides', 'from': 1, 'to': 6}}
+    """
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     raw = text.encode("utf-8") if text != "{}" else b""
     plain = "j" + _b64(raw)
     packed = "z" + _b64(zlib.compress(raw, _ZLIB_LEVEL)) if raw else plain
@@ -276,6 +294,22 @@ def _expand(group: Group, diff: Mapping[str, Any], default: Mapping[str, Any], p
         else:
             out[name] = part
     return out
+
+
+def unpack(text: str) -> Any:
+    """The JSON data of :func:`pack` text; bounded as :func:`decode` is; an InputError on ``state``."""
+    return _payload(text)
+
+
+def apply(group: Group, diff: Any, base: Mapping[str, Any]) -> tuple[dict[str, Any], list[InputError]]:
+    """Validated inputs from a :func:`diff` over validated ``base``, and the parts rejected (as :func:`decode`)."""
+    target = dict(base)
+    errors: list[InputError] = []
+    _apply_group(group, diff, target, "", errors)
+    try:
+        return group.validate(target), errors
+    except InputError as exc:
+        return dict(base), [*errors, exc]
 
 
 def decode(group: Group, text: str, base: Mapping[str, Any]) -> tuple[dict[str, Any], list[InputError]]:

@@ -34,6 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import linkstate, montecarlo
+from .figures import Figure
 from .montecarlo import Tally
 from .schema import Group, InputError, flatten, fraction_text, jsonable, shown, to_text, unflatten
 
@@ -122,12 +123,18 @@ class Widget:
     """Estimator: the default number of trials of a run."""
     confidence: Fraction = montecarlo.DEFAULT_CONFIDENCE
     """Estimator: the confidence level of its intervals."""
+    figures: tuple[Figure, ...] = ()
+    """Headline quantities (:mod:`engine.figures`): read from the result (exact), or, for an estimator,
+    from its tally (estimates); :mod:`engine.scenarios` compares, sweeps and searches through them."""
 
     def __post_init__(self) -> None:
         if (self.sample is None) != (self.render_sample is None):
             raise ValueError(f"{self.id}: a sampler needs both sample and render_sample")
         if (self.trial is None) != (self.render_tally is None) or (self.trial is not None) != (self.trials > 0):
             raise ValueError(f"{self.id}: an estimator needs trial, render_tally and trials > 0")
+        names = [f.name for f in self.figures]
+        if len(names) != len(set(names)):
+            raise ValueError(f"{self.id}: two figures share a name")
 
     @property
     def capabilities(self) -> tuple[str, ...]:
@@ -299,6 +306,8 @@ class Widget:
         if self.trial is not None:
             out["trials"] = self.trials
             out["confidence"] = fraction_text(self.confidence)
+        if self.figures:
+            out["figures"] = [f.describe() for f in self.figures]
         return out
 
 

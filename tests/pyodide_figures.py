@@ -42,6 +42,19 @@ def figures(root: str) -> str:
     out["atg.battle samples"] = samples
     out["sgs.battle samples"] = [ask(op="sample", widget="sgs.battle", inputs={}, seed=seed)["digest"]
                                  for seed in range(30)]
+    # issue 21: compare, sweep and target answers (charts included) are the same in both
+    out["scenarios"] = [
+        ask(op="compare", widget="sgs.battle", pinned={}, inputs={"attacker": {"units": [{"count": 2}]}}, seed=3,
+            trials=40, render=True),
+        ask(op="sweep", widget="atg.battle", inputs={}, vary={"input": "attackers.1.count", "values": [2, 6]}, seed=3,
+            trials=10, render=True),
+        ask(op="sweep", widget="europa.aec", inputs={}, vary={"input": "attacker.units.0.combat_value", "from": 1,
+                                                              "to": 8}, render=True),
+        ask(op="target", widget="sgs.battle", inputs={}, figure="attacker_won", threshold="0.8",
+            vary={"input": "attacker.units.0.count", "from": 1, "to": 3}, count=40, max_trials=40, render=True),
+        ask(op="scenario_link", widget="ocs.combat", pinned={"terrain": "close"},
+            vary={"input": "terrain"}, target={"figure": "p_exploit", "threshold": "1/4"}),
+    ]
     return json.dumps(out, sort_keys=True)
 
 

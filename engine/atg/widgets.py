@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
+from .. import figures as fig
 from .. import montecarlo, present
 from ..dice import prob_json
 from ..schema import Boolean, Choice, Group, InputError, Integer, ListOf, Number, Text, fraction_text, to_text
@@ -609,25 +610,61 @@ def battle_render_tally(tally: montecarlo.Tally, v: Mapping[str, Any]) -> str:
             + montecarlo.histogram(tally, "defender.lost", "Individuals the defender lost", "Lost"))
 
 
+def _factor(name: str) -> fig.Figure:
+    """One named factor of ``atg.factors``'s list."""
+    def read(result: Any) -> Fraction | None:
+        rows = result.get("factors")
+        found = [r for r in rows if isinstance(r, dict) and r.get("name") == name] if isinstance(rows, list) else []
+        return fig.exact(found[0].get("factor")) if found else None
+    return fig.Figure(name.replace(" ", "_"), f"Factor: {name}", read, "")
+
+
+_BATTLE_FIGURES = (
+    fig.share("attacker_won", "P(attacker wins)", "ending", "attacker_won"),
+    fig.share("defender_held", "P(defender holds)", "ending", "defender_held"),
+    fig.mean("attacker_lost", "Attacker's expected losses", "attacker.lost", "individuals"),
+    fig.mean("defender_lost", "Defender's expected losses", "defender.lost", "individuals"),
+    fig.mean("rounds", "Expected rounds", "rounds", "rounds"),
+)
+
+
 WIDGETS: Final[tuple[Widget, ...]] = (
     register(Widget("atg.hit_chance", "Chance of a hit", HIT_INPUTS, hit_compute, hit_render,
-                    description="Exact chance that an attack score beats the hit points, under each reading.")),
+                    description="Exact chance that an attack score beats the hit points, under each reading.",
+                    figures=(fig.prob("hit", "P(hit)", "hit"), fig.prob("kill", "P(kill)", "kill"),
+                             fig.prob("retreat", "P(retreat)", "retreat"), fig.prob("pinned", "P(pinned)", "pinned"),
+                             fig.prob("miss", "P(miss)", "miss")))),
     register(Widget("atg.experience", "Experience from a hit", XP_INPUTS, xp_compute, xp_render,
-                    description="The experience modifier from power points, and the experience each hit gives.")),
+                    description="The experience modifier from power points, and the experience each hit gives.",
+                    figures=(fig.value("modifier", "Experience modifier", "modifier"),
+                             fig.value("kill", "Experience from a kill", "gains", "kill", unit="points"),
+                             fig.value("retreat", "Experience from a retreat", "gains", "retreat", unit="points")))),
     register(Widget("atg.intercept", "Interception range and failure", INTERCEPT_INPUTS, intercept_compute,
-                    intercept_render, description="Range from readiness, and the failure chance across it.")),
+                    intercept_render, description="Range from readiness, and the failure chance across it.",
+                    figures=(fig.value("range", "Interception range", "range", unit="AP"),
+                             fig.prob("failure", "P(interception fails)", "failure")))),
     register(Widget("atg.capitulation", "Capitulation chance", CAPITULATION_INPUTS, capitulation_compute,
-                    capitulation_render, description="Chance a retreating defender gives up.")),
+                    capitulation_render, description="Chance a retreating defender gives up.",
+                    figures=(fig.prob("capitulation", "P(capitulation)", "chance"),))),
     register(Widget("atg.concentric", "Concentric bonus", CONCENTRIC_INPUTS, concentric_compute, concentric_render,
-                    description="Attack factor by sides of attack and HQs.")),
+                    description="Attack factor by sides of attack and HQs.",
+                    figures=(fig.value("factor", "Concentric attack factor", "factor"),))),
     register(Widget("atg.stacking", "Stacking and overstacking", STACKING_INPUTS, stacking_compute, stacking_render,
-                    description="Stack maxima, overstacking factors and the breakthrough failure chance.")),
+                    description="Stack maxima, overstacking factors and the breakthrough failure chance.",
+                    figures=(fig.value("attacker_factor", "Attacker's overstacking factor", "attacker_factor"),
+                             fig.value("defender_factor", "Defender's overstacking factor", "defender_factor"),
+                             fig.prob("breakthrough_failure", "P(breakthrough fails)", "breakthrough_failure")))),
     register(Widget("atg.factors", "Readiness, supply, experience, entrenchment", FACTOR_INPUTS, factors_compute,
-                    factors_render, description="The factors of one individual's state.")),
+                    factors_render, description="The factors of one individual's state.",
+                    figures=tuple(_factor(n) for n in ("readiness on attack", "readiness on hit points", "supply",
+                                                       "experience", "entrenchment on hit points")))),
     register(Widget("atg.panic", "Panic chance", PANIC_INPUTS, panic_compute, panic_render,
-                    description="Whether a unit may panic this round, and the chance.")),
+                    description="Whether a unit may panic this round, and the chance.",
+                    figures=(fig.prob("panic", "P(panic)", "chance"),
+                             fig.value("morale_after", "Morale after", "morale_after", unit="points")))),
     register(Widget("atg.battle", "One battle, round by round", BATTLE_INPUTS, battle_compute, battle_render,
                     sample=battle_sample, render_sample=battle_render_sample, check=battle_check,
                     trial=battle_trial, render_tally=battle_render_tally, trials=BATTLE_TRIALS,
-                    description="Both sides from unit types; one seeded battle with every attack explained.")),
+                    description="Both sides from unit types; one seeded battle with every attack explained.",
+                    figures=_BATTLE_FIGURES)),
 )

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ..exhibits import register_exhibit
 from ..widgets import Widget, register
+from .. import figures as fig
 from .exhibits import EXHIBITS
 from .inputs import AEC_INPUTS, RATIO_INPUTS, check_aec, check_ratio
 from .widget import compute_aec, compute_ratio, render_aec, render_ratio, render_sample, sample_aec, sample_ratio
@@ -39,6 +40,14 @@ AEC = register(Widget(
     check=check_aec,
     description="AECA, AECD and ATEC of two stacks with every conversion, the armour and heavy modifiers, "
                 "and the required losses.",
+    figures=(fig.value("modifier_mean", "Expected armour modifier", "modifier", "mean"),
+             fig.value("aeca", "AECA", "aeca", unit="REs"),
+             fig.value("aecd", "AECD", "aecd", unit="REs"),
+             fig.value("atec", "ATEC", "atec", unit="REs"),
+             fig.value("attacker_required", "Attacker's required AEC losses", "required_losses", "attacker", "required",
+                       unit="strength points"),
+             fig.value("defender_required", "Defender's required AEC losses", "required_losses", "defender", "required",
+                       unit="strength points")),
 ))
 """The stack builder."""
 
@@ -52,6 +61,9 @@ RATIO = register(Widget(
     render_sample=render_sample,
     check=check_ratio,
     description="Reads AECA against ATEC or AECD on the armour effects table, then applies terrain and weather.",
+    figures=(fig.value("modifier_mean", "Expected armour modifier", "modifier", "mean"),
+             fig.value("row_modifier", "Table row's modifier", "modifier", "armour", "row", "modifier"),
+             fig.prob("chance_of_next", "P(one more)", "modifier", "armour", "row", "chance_of_next")),
 ))
 """The ratio reader."""
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from engine import figures as fig
 from engine import present
 from engine.dice import prob_json
 from engine.schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, Text, fraction_text
@@ -489,6 +490,42 @@ def render_reader(result: dict[str, Any]) -> str:
 
 # Registration -------------------------------------------------------------
 
+_SURPRISE = (fig.prob("p_attacker_surprise", "P(attacker surprise)", "p_attacker_surprise"),
+             fig.prob("p_defender_surprise", "P(defender surprise)", "p_defender_surprise"),
+             fig.value("drm", "Die modifier", "drm"))
+COMBAT_FIGURES = (
+    fig.outcome("p_good_for_attacker", "P(a result that favours the attacker)", "outcomes", "attacker", key="side"),
+    fig.outcome("p_good_for_defender", "P(a result that favours the defender)", "outcomes", "defender", key="side"),
+    fig.value("expected_defender_steps", "Expected defender steps lost", "derived", "expected_defender_steps",
+              unit="steps"),
+    fig.value("expected_attacker_steps", "Expected attacker steps lost", "derived", "expected_attacker_steps",
+              unit="steps"),
+    fig.value("expected_defender_retreat", "Expected defender retreat", "derived", "expected_defender_retreat",
+              unit="hexes"),
+    fig.prob("p_defender_dg", "P(defender DG)", "derived", "p_defender_dg"),
+    fig.prob("p_exploit", "P(exploitation)", "derived", "p_exploit"),
+    *_SURPRISE)
+
+
+def _owed(side: str, letter: str) -> fig.Figure:
+    """Steps (L) or options (o) the cell's part for one side names, added up."""
+    def read(result: Any) -> int | None:
+        parts = result.get("parts")
+        if not isinstance(parts, list):
+            return None
+        total = 0
+        for p in parts:
+            if not isinstance(p, dict) or p.get("side") != side:
+                continue
+            code = str(p.get("code", ""))
+            digits = code[1:len(code) - len(code[1:].lstrip("0123456789"))]
+            if code[:1] == letter and digits:
+                total += int(digits[:3])
+        return total
+    words = {"L": "steps lost", "o": "options owed"}[letter]
+    return fig.Figure(f"{side}_{'steps' if letter == 'L' else 'options'}", f"{side.capitalize()}'s {words}", read,
+                      "steps" if letter == "L" else "options")
+
 combat = register(Widget(
     id="ocs.combat",
     title="OCS combat odds",
@@ -499,6 +536,7 @@ combat = register(Widget(
     render_sample=render_sample,
     check=check_combat,
     description="Exact chance of every combat table result, with surprise, losses, DG and exploitation.",
+    figures=COMBAT_FIGURES,
 ))
 
 walkthrough = register(Widget(
@@ -511,6 +549,7 @@ walkthrough = register(Widget(
     render_sample=render_sample,
     check=check_combat,
     description="The combat sequence for one attack, played with seeded dice.",
+    figures=_SURPRISE,
 ))
 
 reader = register(Widget(
@@ -520,4 +559,5 @@ reader = register(Widget(
     compute=compute_reader,
     render=render_reader,
     description="What each part of a combat result means for both players, and the choices left.",
+    figures=(_owed("defender", "L"), _owed("defender", "o"), _owed("attacker", "L"), _owed("attacker", "o")),
 ))

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
+from .. import figures as fig
 from .. import montecarlo, present
 from ..dice import prob_json
 from ..schema import Boolean, Choice, Field, Group, Integer, ListOf, fraction_text
@@ -127,7 +128,11 @@ def morale_render(r: Mapping[str, Any]) -> str:
 
 
 MORALE = register(Widget("sgs.battle_morale", "Battle morale", MORALE_INPUTS, morale_compute, morale_render,
-                         description="A side's battle morale with every term, and whether it must test for a rout."))
+                         description="A side's battle morale with every term, and whether it must test for a rout.",
+                         figures=(fig.value("morale", "Battle morale", "morale", "total"),
+                                  fig.flag("demoralised", "Demoralised (0 or 1)", "demoralised"),
+                                  fig.Figure("rout", "P(the test routs it)", lambda r: fig.exact(r.get("rout"))
+                                             if r.get("rout") else fig.exact(0) if "rout" in r else None))))
 
 
 # Round odds ---------------------------------------------------------------------
@@ -171,7 +176,11 @@ def round_render(r: Mapping[str, Any]) -> str:
 
 
 ROUND_ODDS = register(Widget("sgs.round_odds", "Hits in one round", ROUND_INPUTS, round_compute, round_render,
-                             description="Exact distribution of the hits one side's shots score."))
+                             description="Exact distribution of the hits one side's shots score.",
+                             figures=(fig.value("mean_hits", "Expected hits", "mean", unit="hits"),
+                                      fig.outcome("p_at_least_1", "P(at least 1 hit)", "at_least", 1, key="hits"),
+                                      fig.outcome("p_at_least_2", "P(at least 2 hits)", "at_least", 2, key="hits"),
+                                      fig.outcome("p_at_least_3", "P(at least 3 hits)", "at_least", 3, key="hits"))))
 
 
 # Loss allocation ------------------------------------------------------------------
@@ -211,7 +220,11 @@ def loss_render(r: Mapping[str, Any]) -> str:
 
 
 LOSSES = register(Widget("sgs.losses", "Loss allocation", LOSS_INPUTS, loss_compute, loss_render,
-                         description="Where every hit lands, CavUnits and OtherUnits, priorities and wastage."))
+                         description="Where every hit lands, CavUnits and OtherUnits, priorities and wastage.",
+                         figures=(fig.value("wasted", "Hits wasted", "allocation", "wasted", unit="hits"),
+                                  fig.Figure("eliminated", "Units eliminated", lambda r: sum(
+                                      1 for x in r["rows"] if x.get("left") == 0) if isinstance(r.get("rows"), list)
+                                      else None, "units"))))
 
 
 # Panic and rout -------------------------------------------------------------------
@@ -246,7 +259,8 @@ def panic_render(r: Mapping[str, Any]) -> str:
 
 
 PANIC_ROUT = register(Widget("sgs.panic_rout", "Panic and rout", PANIC_INPUTS, panic_compute, panic_render,
-                             description="Whether a unit tests for panic, and the odds of panic and rout."))
+                             description="Whether a unit tests for panic, and the odds of panic and rout.",
+                             figures=(fig.prob("panic", "P(panic)", "panic"), fig.prob("rout", "P(rout)", "rout"))))
 
 
 # Interception, AA and air combat ------------------------------------------------------
@@ -333,7 +347,11 @@ def air_render(r: Mapping[str, Any]) -> str:
 
 
 INTERCEPTION = register(Widget("sgs.interception", "Interception, AA and air combat", AIR_INPUTS, air_compute,
-                               air_render, description="Exact odds of an interception, an AA volley and an air combat."))
+                               air_render, description="Exact odds of an interception, an AA volley and an air combat.",
+                               figures=(fig.prob("interception", "P(interception)", "interception"),
+                                        fig.prob("flight_caught", "P(the flight is caught)", "flight_caught"),
+                                        fig.prob("combat_attacker", "P(the attacker wins the air combat)", "combat",
+                                                 "attacker"))))
 
 
 # A whole battle ------------------------------------------------------------------------
@@ -574,7 +592,15 @@ def battle_render_tally(tally: montecarlo.Tally, values: Mapping[str, Any]) -> s
 BATTLE = register(Widget("sgs.battle", "A whole battle", BATTLE_INPUTS, battle_compute, battle_render,
                          sample=battle_sample, render_sample=battle_render_sample,
                          trial=battle_trial, render_tally=battle_render_tally, trials=1000,
-                         description="A land battle fought round by round from a seed, and many times over."))
+                         description="A land battle fought round by round from a seed, and many times over.",
+                         figures=(fig.share("attacker_won", "P(attacker wins)", "winner", "attacker"),
+                                  fig.share("defender_routed", "P(defender routed)", "routed", "defender"),
+                                  fig.share("attacker_routed", "P(attacker routed)", "routed", "attacker"),
+                                  fig.mean("attacker_lost", "Attacker's expected losses", "attacker.lost",
+                                           "strength points"),
+                                  fig.mean("defender_lost", "Defender's expected losses", "defender.lost",
+                                           "strength points"),
+                                  fig.mean("rounds", "Expected rounds", "rounds", "rounds"))))
 
 assert len(ROUNDS) == 8
 
@@ -702,4 +728,9 @@ def retreat_render(r: Mapping[str, Any]) -> str:
 
 RETREAT = register(Widget("sgs.retreat", "Retreats and breakthroughs", RETREAT_INPUTS, retreat_compute,
                           retreat_render, description="Where the loser retreats on a small region map, and where "
-                                                      "the winner may break through."))
+                                                      "the winner may break through.",
+                          figures=(fig.Figure("plans", "Equally good retreat plans", lambda r: len(r["plans"])
+                                              if isinstance(r.get("plans"), list) else None, "plans"),
+                                   fig.Figure("breakthrough_units", "Units that may break through", lambda r: len(
+                                       r["party"]["units"]) if isinstance(r.get("party"), dict) and isinstance(
+                                       r["party"].get("units"), list) else 0 if "party" in r else None, "units"))))

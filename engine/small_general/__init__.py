@@ -18,6 +18,7 @@ modifier lists), :mod:`.combat` (resolving an attack), :mod:`.experience`
 
 from __future__ import annotations
 
+from .. import figures as fig
 from ..exhibits import register_exhibit
 from ..widgets import Widget, register
 from . import combat_widget, defender_choice, experience_widget
@@ -35,6 +36,14 @@ COMBAT: Widget = register(Widget(
     sample=combat_widget.sample,
     render_sample=combat_widget.render_sample,
     description="Exact chances of every combat result, with modifiers, artillery, retreats and experience.",
+    figures=(fig.prob("defender_destroyed", "P(defender destroyed)", "derived", "defender_destroyed"),
+             fig.prob("defender_retreats", "P(defender retreats)", "derived", "defender_retreats"),
+             fig.prob("defender_loss", "P(defender takes a loss)", "derived", "defender_loss"),
+             fig.prob("attacker_loss", "P(attacker takes a loss)", "derived", "attacker_loss"),
+             fig.prob("attacker_destroyed", "P(attacker destroyed)", "derived", "attacker_destroyed"),
+             fig.prob("attacker_advances", "P(attacker advances)", "derived", "attacker_advances"),
+             fig.prob("no_result", "P(no result)", "derived", "no_result"),
+             fig.value("total_modifier", "Die modifier", "total_modifier")),
 ))
 
 DEFENDER_CHOICE: Widget = register(Widget(
@@ -46,6 +55,10 @@ DEFENDER_CHOICE: Widget = register(Widget(
     sample=defender_choice.sample,
     render_sample=defender_choice.render_sample,
     description="Ranks the units of a stack by their chance to stand up to an attack; the best one fights.",
+    figures=(fig.value("chosen", "Defending unit (row number, from 0)", "chosen", "index"),
+             fig.prob("defender_destroyed", "P(defender destroyed)", "combat", "derived", "defender_destroyed"),
+             fig.prob("attacker_loss", "P(attacker takes a loss)", "combat", "derived", "attacker_loss"),
+             fig.value("total_modifier", "Die modifier", "combat", "total_modifier")),
 ))
 
 EXPERIENCE: Widget = register(Widget(
@@ -56,6 +69,11 @@ EXPERIENCE: Widget = register(Widget(
     render=experience_widget.render,
     check=experience_widget.check,
     description="Points for the results a unit caused, its level and the points it needs for the next one.",
+    figures=(fig.value("points", "Experience points", "points", unit="points"),
+             fig.value("level", "Level", "level"),
+             fig.value("points_to_next", "Points to the next level", "points_to_next", unit="points"),
+             fig.value("attack_modifier", "Attack modifier", "attack_modifier"),
+             fig.value("defence_modifier", "Defence modifier", "defence_modifier")),
 ))
 
 for _id, _fn in EXHIBITS.items():

@@ -1,0 +1,423 @@
+"""Issue 21: figures of every widget, compare, sweep and target (engine/scenarios.py), their API ops,
+link states, charts, the command line, and process pools and Dask clusters that equal one process."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import re
+from contextlib import redirect_stdout
+from fractions import Fraction
+
+import pytest
+
+from engine import api, linkstate, montecarlo, scenario_cli, scenarios, widgets
+from engine.__main__ import main
+from engine.schema import Boolean, Choice, InputError, Integer, jsonable
+
+ALL = widgets.all_widgets()
+CALCULATORS = [w for w in ALL if w.trial is None]
+
+
+def ask(message):
+    return json.loads(api.handle(json.dumps(message)))
+
+
+# Figures ----------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("w", ALL, ids=lambda w: w.id)
+def test_every_widget_declares_figures_that_read_its_defaults(w):
+    assert w.figures, f"{w.id} declares no figures"
+    assert len({f.name for f in w.figures}) == len(w.figures)
+    if w.trial is None:
+        result = w.run({})
+        got = {f.name: f.read(result) for f in w.figures}
+    else:
+        tally = w.estimate(w.validate({}), 1, 0, 5)
+        got = {f.name: f.read(tally) for f in w.figures}
+    missing = [n for n, v in got.items() if v is None]
+    assert not missing, f"{w.id}: figures {missing} read nothing (a result key renamed?)"
+    for f in w.figures:
+        if f.probability:
+            assert 0 <= got[f.name] <= 1, (w.id, f.name, got[f.name])
+    assert [d["name"] for d in w.describe()["figures"]] == [f.name for f in w.figures]
+
+
+def _numeric_varies(w, values):
+    return [v for v in scenarios.varies(w, values) if v["type"] in ("integer", "choice", "boolean")
+            and not v["input"].startswith(("settings.", "rules."))]
+
+
+def _some_values(v, rng, k=3):
+    if v["type"] == "choice":
+        return rng.sample(v["values"], min(k, len(v["values"])))
+    if v["type"] == "boolean":
+        return [False, True]
+    lo = v["minimum"] if v["minimum"] is not None else 0
+    hi = v["maximum"] if v["maximum"] is not None else lo + 10
+    hi = min(hi, lo + 40)
+    return sorted(rng.sample(range(lo, hi + 1), min(k, hi - lo + 1)))
+
+
+@pytest.mark.parametrize("w", CALCULATORS, ids=lambda w: w.id)
+def test_sweep_figures_equal_each_point_computed_alone(w):
+    """Brute force: every point of a sweep of random inputs is the widget run at that point and read alone."""
+    rng = random.Random(w.id)
+    values = w.validate({})
+    for v in rng.sample(_numeric_varies(w, values), min(3, len(_numeric_varies(w, values)))):
+        picks = _some_values(v, rng)
+        answer = scenarios.sweep(w.id, {}, {"input": v["input"], "values": picks})
+        assert [p["value"] for p in answer["points"]] == jsonable(picks)
+        for p, x in zip(answer["points"], picks):
+            raw = jsonable(values)
+            target = raw
+            parts = v["input"].split(".")
+            for part in parts[:-1]:
+                target = target[int(part)] if isinstance(target, list) else target[part]
+            target[parts[-1]] = x
+            try:
+                result = w.run(raw)
+            except InputError as exc:
+                assert p["error"] == exc.message
+                continue
+            for f in w.figures:
+                want = f.read(result)
+                assert p["figures"][f.name]["exact"] == str(Fraction(want)).replace(" ", ""), (v["input"], x, f.name)
+
+
+@pytest.mark.parametrize("w", CALCULATORS, ids=lambda w: w.id)
+def test_compare_is_b_minus_a_exactly(w):
+    rng = random.Random("compare" + w.id)
+    values = w.validate({})
+    options = _numeric_varies(w, values)
+    v = rng.choice(options)
+    a_value, b_value = (_some_values(v, rng, 2) * 2)[:2]
+    a = scenarios._with(w, values, v["input"], a_value)
+    try:
+        b = scenarios._with(w, values, v["input"], b_value)
+        answer = scenarios.compare(w.id, jsonable(a), jsonable(b))
+    except InputError:
+        return  # a combination the widget refuses: the sweep test covers the message
+    ra, rb = w.result(a), w.result(b)
+    for row, f in zip(answer["figures"], w.figures):
+        x, y = Fraction(f.read(ra)), Fraction(f.read(rb))
+        assert Fraction(row["a"]["exact"]) == x and Fraction(row["b"]["exact"]) == y
+        assert Fraction(row["diff"]["exact"]) == y - x
+
+
+@pytest.mark.parametrize("wid", ["sgs.battle", "atg.battle"])
+def test_estimated_figures_equal_the_widgets_own_tally(wid):
+    """Per-trial figure values (the jobs' tallies) add up to what the figure reads from the widget's tally."""
+    w = widgets.get(wid)
+    values = w.validate({})
+    n = 12 if wid == "atg.battle" else 40
+    whole = w.estimate(values, 7, 0, n)
+    per = montecarlo.Tally.from_json(scenarios.figure_chunk(wid, [jsonable(values)], 7, 0, n))
+    for f in w.figures:
+        assert per.sums[f"0.{f.name}"].mean == f.read(whole), f.name
+        assert per.sums[f"0.{f.name}"].n == n
+
+
+# Target against a linear scan ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("w", CALCULATORS, ids=lambda w: w.id)
+def test_target_on_exact_figures_equals_a_linear_scan(w):
+    rng = random.Random("target" + w.id)
+    values = w.validate({})
+    ints = [v for v in _numeric_varies(w, values) if v["type"] == "integer"]
+    if not ints:
+        ints = _numeric_varies(w, values)
+    for _ in range(3):
+        v = rng.choice(ints)
+        picks = _some_values(v, rng, 6)
+        f = rng.choice(w.figures)
+        sweep = scenarios.sweep(w.id, {}, {"input": v["input"], "values": picks})
+        def val(p):
+            x = p.get("figures", {}).get(f.name)
+            return None if x is None else Fraction(x["exact"])
+        seen = [val(p) for p in sweep["points"] if val(p) is not None]
+        if not seen:
+            continue
+        thr = rng.choice(seen)
+        for goal in ("at_least", "at_most"):
+            for direction in ("least", "most"):
+                got = scenarios.target(w.id, {}, f.name, str(thr), {"input": v["input"], "values": picks}, goal=goal,
+                                       direction=direction)
+                pts = sweep["points"] if direction == "least" else sweep["points"][::-1]
+                ok = [val(p) is not None and (val(p) >= thr if goal == "at_least" else val(p) <= thr) for p in pts]
+                want = next((p["value"] for p, good in zip(pts, ok) if good), None)
+                assert got["found"] == want, (v["input"], f.name, goal, direction)
+                valid = [good for p, good in zip(pts, ok) if val(p) is not None]
+                mono = True not in valid or all(valid[valid.index(True):])
+                assert got["monotone"] == mono
+                if not mono:
+                    assert "not monotone" in got["message"]
+
+
+def test_target_says_when_the_figure_is_not_monotone():
+    # P(no result) of Small General rises and falls along the hex sides when the defence is strong
+    w = widgets.get("small_general.combat")
+    pts = scenarios.sweep(w.id, {}, {"input": "hex_sides", "from": 1, "to": 6}, figures=["no_result"])["points"]
+    probs = [Fraction(p["figures"]["no_result"]["exact"]) for p in pts]
+    thr = max(probs)
+    got = scenarios.target(w.id, {}, "no_result", str(thr), {"input": "hex_sides", "from": 1, "to": 6})
+    assert got["found"] == 1 + probs.index(thr)
+    ok = [p >= thr for p in probs]
+    assert got["monotone"] == all(ok[ok.index(True):])
+
+
+def test_estimated_target_decides_only_with_its_intervals():
+    w = widgets.get("sgs.battle")
+    vary = {"input": "attacker.units.0.count", "from": 1, "to": 4}
+    got = scenarios.target(w.id, {}, "attacker_won", "0.8", vary, count=100, max_trials=2000)
+    while not got["done"]:
+        got = scenarios.target(w.id, {}, "attacker_won", "0.8", vary, count=100, max_trials=2000,
+                               tallies=got["tallies"])
+    for p in got["points"]:
+        if p["status"] == "reaches":
+            assert p["figure"]["low"] >= 0.8
+        elif p["status"] == "short":
+            assert p["figure"]["high"] < 0.8
+    first = next(i for i, p in enumerate(got["points"]) if p["status"] == "reaches")
+    assert got["found"] == got["points"][first]["value"]
+    assert all(p["status"] == "short" for p in got["points"][:first])
+
+
+def test_estimated_target_cannot_tell_rather_than_guess():
+    """A threshold right at a point's estimate with a small budget: the answer names the two values."""
+    w = widgets.get("sgs.battle")
+    vary = {"input": "attacker.units.0.count", "from": 1, "to": 3}
+    first = scenarios.target(w.id, {}, "attacker_won", "0.5", vary, count=60, max_trials=60)
+    thr = first["points"][1]["figure"]["exact"]  # point 2's own estimate: its interval straddles it
+    got = scenarios.target(w.id, {}, "attacker_won", thr, vary, count=60, max_trials=60)
+    assert got["done"]
+    statuses = [p["status"] for p in got["points"]]
+    assert statuses[1] == "unsure"
+    assert got["found"] is None
+    assert got["message"].startswith("Cannot tell")
+    assert got["between"][0] in (1, 2)
+
+
+# Common random numbers ---------------------------------------------------------------------------------------------------
+
+def test_common_random_numbers_give_a_narrower_difference_than_independent_runs():
+    w = widgets.get("sgs.battle")
+    a = jsonable(w.validate({}))
+    b = json.loads(json.dumps(a))
+    b["attacker"]["units"][0]["count"] += 1
+    width = {}
+    for pairing in ("common", "independent"):
+        answer = scenarios.compare(w.id, a, b, trials=300, pairing=pairing, seed=3)
+        width[pairing] = {r["name"]: r["diff"]["high"] - r["diff"]["low"] for r in answer["figures"]}
+        if pairing == "common":
+            common = answer
+    for name in ("attacker_lost", "defender_lost", "rounds"):
+        assert width["common"][name] < 0.8 * width["independent"][name], name
+    # the paired difference agrees with the two figures' own difference, exactly
+    for r in common["figures"]:
+        assert Fraction(r["diff"]["exact"]) == Fraction(r["b"]["exact"]) - Fraction(r["a"]["exact"])
+
+
+def test_compare_in_chunks_equals_one_run_and_refuses_a_foreign_tally():
+    w = widgets.get("sgs.battle")
+    b = {"attacker": {"units": [{"count": 2}]}}
+    whole = ask({"op": "compare", "widget": w.id, "pinned": {}, "inputs": b, "trials": 40, "seed": 5})
+    part = ask({"op": "compare", "widget": w.id, "pinned": {}, "inputs": b, "trials": 40, "seed": 5, "first": 25,
+                "count": 15})
+    rest = ask({"op": "compare", "widget": w.id, "pinned": {}, "inputs": b, "trials": 40, "seed": 5, "first": 0,
+                "count": 25, "tally": part["tally"]})
+    assert rest["done"] and rest == {**whole, "next": 25}
+    other = ask({"op": "compare", "widget": w.id, "pinned": {}, "inputs": b, "trials": 40, "seed": 6, "first": 0,
+                 "count": 25, "tally": part["tally"]})
+    assert other["error"]["field"] == "tally"
+    again = ask({"op": "compare", "widget": w.id, "pinned": {}, "inputs": b, "trials": 40, "seed": 5, "first": 30,
+                 "count": 5, "tally": part["tally"]})
+    assert again["error"]["field"] == "first"
+
+
+def test_sweep_of_a_battle_streams_point_by_point_and_equals_one_call():
+    w = widgets.get("sgs.battle")
+    vary = {"input": "attacker.units.0.count", "values": [1, 3]}
+    whole = ask({"op": "sweep", "widget": w.id, "inputs": {}, "vary": vary, "trials": 30, "seed": 2})
+    step = ask({"op": "sweep", "widget": w.id, "inputs": {}, "vary": vary, "trials": 30, "seed": 2, "points": [1],
+                "first": 10, "count": 20})
+    assert "figures" not in step["points"][0] and not step["done"]
+    step = ask({"op": "sweep", "widget": w.id, "inputs": {}, "vary": vary, "trials": 30, "seed": 2, "first": 0,
+                "count": 10, "tallies": step["tallies"], "points": [1]})
+    step = ask({"op": "sweep", "widget": w.id, "inputs": {}, "vary": vary, "trials": 30, "seed": 2, "first": 0,
+                "count": 30, "tallies": step["tallies"], "points": [0]})
+    assert step["done"] and step == whole
+
+
+# API bounds, hostile input --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("message,field", [
+    ({"op": "sweep", "widget": "small_general.combat", "vary": {"input": "hex_sides", "values": list(range(62))}},
+     "values"),
+    ({"op": "sweep", "widget": "small_general.combat", "vary": {"input": "hex_sides", "from": 1, "to": "1e30"}},
+     "step"),
+    ({"op": "sweep", "widget": "small_general.combat", "vary": {"input": "hex_sides", "from": 1, "to": 6,
+                                                                "step": 0}}, "step"),
+    ({"op": "sweep", "widget": "small_general.combat", "vary": {"input": "__proto__.x", "values": [1]}}, "input"),
+    ({"op": "sweep", "widget": "small_general.combat", "vary": {"input": "hex_sides", "values": [9]}}, "hex_sides"),
+    ({"op": "sweep", "widget": "small_general.combat", "vary": "hex_sides"}, "vary"),
+    ({"op": "sweep", "widget": "small_general.combat", "vary": {"input": "settings", "values": [1]}}, "input"),
+    ({"op": "sweep", "widget": "sgs.battle", "vary": {"input": "attacker.units.99.count", "values": [1]}}, "input"),
+    ({"op": "sweep", "widget": "sgs.battle", "vary": {"input": "attacker.units.0.count", "values": [1, 2]},
+      "count": 20_000}, "count"),
+    ({"op": "sweep", "widget": "sgs.battle", "vary": {"input": "attacker.units.0.count", "values": [1, 2]},
+      "count": 5, "tallies": [{"v": 1}, None]}, "tallies"),
+    ({"op": "compare", "widget": "sgs.battle", "count": 10**9}, "count"),
+    ({"op": "compare", "widget": "sgs.battle", "count": 5, "pairing": "x"}, "pairing"),
+    ({"op": "compare", "widget": "small_general.combat", "figures": ["nope"]}, "figures"),
+    ({"op": "target", "widget": "small_general.combat", "figure": "nope", "threshold": "1/2",
+      "vary": {"input": "hex_sides", "from": 1, "to": 6}}, "figure"),
+    ({"op": "target", "widget": "small_general.combat", "figure": "no_result", "threshold": "80",
+      "vary": {"input": "hex_sides", "from": 1, "to": 6}}, "threshold"),
+    ({"op": "target", "widget": "small_general.combat", "figure": "no_result", "threshold": "1e99999",
+      "vary": {"input": "hex_sides", "from": 1, "to": 6}}, "threshold"),
+    ({"op": "target", "widget": "small_general.combat", "figure": "no_result", "threshold": "1/2", "goal": "over",
+      "vary": {"input": "hex_sides", "from": 1, "to": 6}}, "goal"),
+    ({"op": "target", "widget": "sgs.battle", "figure": "attacker_won", "threshold": "1/2", "max_trials": 10**7,
+      "vary": {"input": "attacker.units.0.count", "from": 1, "to": 2}}, "max_trials"),
+    ({"op": "scenario_from_link", "widget": "small_general.combat", "state": 5}, "state"),
+])
+def test_hostile_scenario_requests_are_input_errors(message, field):
+    answer = ask(message)
+    assert answer["error"]["type"] == "InputError", answer
+    assert answer["error"]["field"] == field, answer
+
+
+def test_every_scenario_op_is_a_known_op_and_answers_every_widget():
+    assert {"compare", "sweep", "target", "scenario_link", "scenario_from_link", "varies"} <= set(api.OPS)
+    rows = ask({"op": "varies", "widget": "sgs.battle", "inputs": {"attacker": {"units": [{"count": 2}] * 3}}})
+    attacker_rows = {v["input"].split(".")[2] for v in rows["varies"] if v["input"].startswith("attacker.units.")}
+    assert attacker_rows == {"0", "1", "2"} and rows["figures"][0]["name"] == "attacker_won"
+    for w in CALCULATORS:
+        v = _numeric_varies(w, w.validate({}))[0]
+        answer = ask({"op": "sweep", "widget": w.id, "inputs": {}, "vary": {"input": v["input"],
+                      "values": [v["value"]]}, "render": True})
+        assert "error" not in answer, (w.id, answer)
+        assert answer["points"][0]["value"] == v["value"]
+
+
+# Link state -----------------------------------------------------------------------------------------------------------
+
+def test_scenario_link_round_trip_and_damaged_parts():
+    base = {"terrain": "forest"}
+    made = ask({"op": "scenario_link", "widget": "small_general.combat", "base": base,
+                "pinned": {"terrain": "town", "hex_sides": 3}, "vary": {"input": "hex_sides", "from": 1, "to": 6},
+                "target": {"figure": "defender_retreats", "threshold": "3/10", "goal": "at_least",
+                           "direction": "least"}})
+    assert made["state"].startswith("~1.") and len(made["state"]) < 200
+    back = ask({"op": "scenario_from_link", "widget": "small_general.combat", "base": base, "state": made["state"]})
+    assert back["rejected"] == []
+    assert back["pin"]["terrain"] == "town" and back["pin"]["hex_sides"] == 3
+    assert back["sweep"] == {"input": "hex_sides", "from": 1, "to": 6}
+    assert back["target"]["figure"] == "defender_retreats"
+    # a link edited by hand: a bad pinned field, an unknown sweep input, a target naming no figure
+    w = widgets.get("small_general.combat")
+    text = linkstate.pack({"a": {"hex_sides": 99, "terrain": "town"}, "s": {"input": "nope", "values": [1]},
+                           "t": {"figure": "nope", "threshold": "1"}})
+    back = ask({"op": "scenario_from_link", "widget": w.id, "state": text})
+    assert {e["field"] for e in back["rejected"]} == {"pin.hex_sides", "sweep", "target"}
+    assert back["pin"]["terrain"] == "town" and "sweep" not in back and "target" not in back
+    broken = ask({"op": "scenario_from_link", "widget": w.id, "state": made["state"][:-3]})
+    assert broken["rejected"][0]["field"] == "state"
+
+
+# Charts ---------------------------------------------------------------------------------------------------------------
+
+def test_charts_have_axes_units_bands_and_a_data_table_and_no_style():
+    exact = ask({"op": "sweep", "widget": "small_general.combat", "vary": {"input": "hex_sides", "from": 1, "to": 6},
+                 "render": True})["html"]
+    est = ask({"op": "sweep", "widget": "sgs.battle", "vary": {"input": "attacker.units.0.count", "values": [1, 2]},
+               "trials": 20, "render": True})["html"]
+    for html in (exact, est):
+        assert "style=" not in html and "<script" not in html
+        assert html.count('<figure class="scenario-chart">') == html.count("<svg class=\"chart\"")
+        assert html.count('<table class="chart-data">') == html.count('<svg class="chart"')
+        assert 'role="img"' in html and "<title>" in html and 'class="axis-label"' in html
+    assert '<polygon class="band"' in est and '<polygon class="band"' not in exact
+    assert ">100%<" in exact
+    assert "19/216 (8.80%)" in exact  # the table reads the exact figure
+    target = ask({"op": "target", "widget": "small_general.combat", "figure": "defender_retreats", "threshold": "0.3",
+                  "vary": {"input": "hex_sides", "from": 1, "to": 6}, "render": True})
+    assert 'class="threshold"' in target["html"] and target["found"] == 5
+    assert "5 is the least value" in target["html"]
+
+
+def test_chart_is_the_same_markup_every_time():
+    m = {"op": "sweep", "widget": "ocs.combat", "vary": {"input": "terrain"}, "render": True}
+    assert ask(m)["html"] == ask(m)["html"]
+    assert re.search(r'<svg class="chart" viewBox="0 0 480 260"', ask(m)["html"])
+
+
+# Command line ---------------------------------------------------------------------------------------------------------
+
+def _cli(argv):
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(argv)
+    return code, out.getvalue()
+
+
+def test_cli_prints_the_api_answer():
+    code, text = _cli(["sweep", "small_general.combat", "--vary", "hex_sides", "--from", "1", "--to", "6"])
+    assert code == 0
+    want = ask({"op": "sweep", "widget": "small_general.combat", "inputs": {}, "seed": 1,
+                "vary": {"input": "hex_sides", "from": "1", "to": "6"}})
+    assert json.loads(text) == want
+    code, text = _cli(["compare", "sgs.battle", "--b", '{"attacker": {"units": [{"count": 2}]}}', "--trials", "30",
+                       "--workers", "1"])
+    want = ask({"op": "compare", "widget": "sgs.battle", "pinned": {}, "inputs": {"attacker": {"units": [{"count": 2}]}},
+                "trials": 30, "seed": 1})
+    assert code == 0 and json.loads(text) == want
+    code, text = _cli(["target", "small_general.combat", "--figure", "defender_retreats", "--at-least", "0.3",
+                       "--vary", "hex_sides", "--from", "1", "--to", "6"])
+    want = ask({"op": "target", "widget": "small_general.combat", "figure": "defender_retreats", "threshold": "0.3",
+                "vary": {"input": "hex_sides", "from": "1", "to": "6"}})
+    assert code == 0 and json.loads(text) == want
+
+
+def test_cli_csv_has_a_row_per_point_and_bad_input_is_one_line(capsys):
+    code, text = _cli(["sweep", "small_general.combat", "--vary", "hex_sides", "--values", "[1, 6]", "--format", "csv",
+                       "--figures", "defender_retreats"])
+    assert code == 0
+    assert text.splitlines() == ["hex_sides,defender_retreats_float,defender_retreats_exact,error",
+                                 "1,0.08796296296296297,19/216,", "6,0.36574074074074076,79/216,"]
+    capsys.readouterr()
+    assert main(["sweep", "small_general.combat", "--vary", "nope", "--values", "[1]"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: input:") and err.count("\n") == 1
+
+
+def test_process_pool_and_dask_cluster_equal_one_process():
+    message = {"op": "sweep", "widget": "sgs.battle", "inputs": {}, "seed": 4, "trials": 40,
+               "vary": {"input": "attacker.units.0.count", "values": [1, 2]}}
+    one = scenario_cli.run(message)
+    goal = {"op": "target", "widget": "sgs.battle", "inputs": {}, "seed": 4, "figure": "attacker_won",
+            "threshold": "0.7", "goal": "at_least", "direction": "least", "count": 30, "max_trials": 90,
+            "vary": {"input": "attacker.units.0.count", "values": [1, 2, 3]}}
+    with scenario_cli.mapper_for(2, None) as mapper:
+        pool = scenario_cli.run(message, mapper, chunk=7)
+        assert scenario_cli.run(goal, mapper, chunk=11) == scenario_cli.run(goal)
+    assert pool == one
+    compare = {"op": "compare", "widget": "sgs.battle", "pinned": {}, "inputs": {"attacker": {"units": [{"count": 2}]}},
+               "seed": 4, "trials": 30}
+    from dask import distributed  # requirements-dev.txt; the engine itself never imports it
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        mapper = scenario_cli.dask_mapper(client)
+        assert scenario_cli.run(message, mapper, chunk=9) == one
+        assert scenario_cli.run(compare, mapper, chunk=4) == scenario_cli.run(compare)
+
+
+def test_engine_does_not_import_dask():
+    import subprocess
+    import sys
+    code = ("import sys, engine.api, engine.scenarios, engine.scenario_cli, engine.__main__; "
+            "print(any(m.split('.')[0] in ('dask', 'distributed') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
