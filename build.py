@@ -986,6 +986,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Static files with the types Pyodide needs (``.wasm`` as application/wasm)."""
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+    precompressed = True
+    """Serve ``.br`` / ``.gz`` copies where accepted (a benchmark of an uncompressing host sets it False)."""
 
     def end_headers(self) -> None:
         # The .gz snapshot goes out as it is, as static hosts send it, and the
@@ -1011,7 +1013,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             if not self.path.split("?", 1)[0].endswith("/"):
                 return super().send_head()  # the redirect to the folder
             path = os.path.join(path, "index.html")
-        if not path.endswith(PRECOMPRESSED) or not os.path.isfile(path):
+        if not self.precompressed or not path.endswith(PRECOMPRESSED) or not os.path.isfile(path):
             return super().send_head()
         accepted = self._accepted_codings()
         # A copy older than its file is stale (the file was changed after the build): never sent.
@@ -1046,7 +1048,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         return accepted
 
     def _frame_ancestors(self) -> str:
-        if not getattr(self, "path", ""):  # a request line too long to read has no path
+        if not getattr(self, "path", ""):  # an error before the request line was read (414)
             return "frame-ancestors 'self'"
         path = self.translate_path(self.path)
         relative = os.path.relpath(path, self.directory).replace(os.sep, "/")

@@ -197,3 +197,25 @@ def test_serve_lets_any_site_frame_embed_pages_and_only_the_site_its_other_pages
         _, headers, _ = get(url + "demo/dice.html", None)
         assert headers["content-security-policy"] == build.CONTENT_SECURITY_POLICY + "; frame-ancestors 'self'"
     assert "frame-ancestors" not in build.CONTENT_SECURITY_POLICY  # the meta tag's would be ignored (and warned of)
+
+
+def test_serve_can_be_an_uncompressing_host(fixture_site):
+    out, files = fixture_site
+
+    class Plain(build.SiteHandler):
+        precompressed = False
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    import threading
+    from functools import partial
+    from http.server import ThreadingHTTPServer
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Plain, directory=str(out)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        _, headers, body = get(f"http://127.0.0.1:{server.server_address[1]}/demo/dice.html", "gzip, br")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "content-encoding" not in headers and body == files["demo/dice.html"]
