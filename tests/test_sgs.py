@@ -196,8 +196,17 @@ def test_excess_hits_are_lost_and_hits_are_conserved() -> None:
         out = allocate(c, o, targets, RULES)
         assert sum(out.hits) + out.wasted == c + o
         assert all(0 <= h <= t.strength for h, t in zip(out.hits, targets))
-        if out.wasted and not all(t.cav for t in targets if t.strength):
-            assert sum(out.hits) == sum(t.strength for t in targets)
+        if out.wasted:  # hits are wasted only once every OtherUnit is full (then half the balance, or all)
+            assert all(h == t.strength for h, t in zip(out.hits, targets) if not t.cav)
+
+
+def test_half_wastage_applies_to_the_balance_after_the_volley() -> None:
+    """Issue 19: the source halves 'the balance' the OtherUnits' hits leave once only CavUnits can take it.
+    A 1-point minefield in front of a tank takes 1 of 6 hits; half the other 5 reach the tank (2, rounded
+    down), as half of 6 (3) reach a lone tank: the minefield no longer makes the tank take more."""
+    assert allocate(0, 6, (Target(9, cav=True),), RULES).hits == (3,)
+    behind = allocate(0, 6, (Target(1, priority="first"), Target(9, cav=True)), RULES)
+    assert behind.hits == (1, 2) and behind.wasted == 3
 
 
 # Panic and rout --------------------------------------------------------------------

@@ -3,8 +3,10 @@
 The player never chooses losses. Hits scored by CavUnits go to the enemy's
 CavUnits in proportion to their remaining strength, and what they cannot
 absorb goes to the OtherUnits; then hits scored by OtherUnits go to the
-OtherUnits (and, when none are left, to the CavUnits). When a side has only
-CavUnits left, half of the OtherUnits' hits against it are wasted. Units
+OtherUnits (and, when none are left, to the CavUnits). When only CavUnits
+are left to take what the OtherUnits could not absorb, half of that balance
+is wasted (the source's "balance", counted after the volley's own hits on
+OtherUnits, minefields included). Units
 that take hits first (minefields) absorb hits of every kind before the
 rest, units that take hits last (rear forts) only after the rest are gone;
 hits nobody can absorb are lost.
@@ -102,10 +104,7 @@ def allocate_raw(cav_hits: int, other_hits: int, strengths: Sequence[int], cav: 
     room = list(strengths)
     alive = [i for i, s in enumerate(strengths) if s > 0]
     wasted = 0
-    if other_hits and alive and all(cav[i] for i in alive):
-        kept = other_hits // 2 if rules.wastage_rounding == "down" else (other_hits + 1) // 2
-        wasted += other_hits - kept
-        other_hits = kept
+    halved = False
     for tier in (0, 1, 2):
         members = [i for i in alive if tiers[i] == tier]
         if not members:
@@ -115,6 +114,12 @@ def allocate_raw(cav_hits: int, other_hits: int, strengths: Sequence[int], cav: 
         cav_hits = _give(cav_hits, cavs, room, out, method)
         cav_hits = _give(cav_hits, others, room, out, method)
         other_hits = _give(other_hits, others, room, out, method)
+        if other_hits and cavs and not halved and not any(room[i] and not cav[i] for i in alive):
+            # only CavUnits left to take the balance of the OtherUnits' hits: half of that balance is wasted
+            halved = True
+            kept = other_hits // 2 if rules.wastage_rounding == "down" else (other_hits + 1) // 2
+            wasted += other_hits - kept
+            other_hits = kept
         other_hits = _give(other_hits, cavs, room, out, method)
     return out, wasted + cav_hits + other_hits
 
