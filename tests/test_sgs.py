@@ -615,3 +615,12 @@ def test_a_side_left_with_no_unit_after_a_first_shot_is_eliminated_not_routed() 
     out = fight(Setup(a, d, first_shot="attacker"), RULES, Scripted([0] + [9] * 10), record=True)
     assert (out.winner, out.reason, out.routed) == ("attacker", "eliminated", None)
     assert "rout_test" not in out.events[0]
+
+
+def test_both_sides_may_leave_after_the_recon_round() -> None:
+    """Issue 19: when both choose to withdraw after recon, both do: the battle is off, nobody wins."""
+    a = Force((one("scouts", recon=True, combat=-1), one(combat=-1)), leader_morale=5, retreat_after_recon=True)
+    d = Force((one(combat=-1),), leader_morale=5, retreat_after_recon=True)
+    out = fight(Setup(a, d), RULES, random.Random(0), record=True)
+    assert (out.winner, out.reason, out.rounds, out.pursuit) == (None, "both retreated", 1, False)
+    assert [e["side"] for e in out.events if e["round"] == "retreat"] == ["attacker", "defender"]

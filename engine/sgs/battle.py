@@ -46,11 +46,12 @@ class Outcome:
     Pairs are (attacker, defender).
     """
 
-    winner: SideName
+    winner: SideName | None
+    """None when both sides withdrew after the recon round."""
     reason: str
     """``"eliminated"`` (one side has no combat unit fighting), ``"rout"``, ``"retreat"``
-    (a side withdrew), ``"card"`` (a retreat card called the battle off) or ``"rounds"``
-    (every round fought; the defender holds)."""
+    (a side withdrew), ``"both retreated"`` (both withdrew after recon), ``"card"`` (a retreat card
+    called the battle off) or ``"rounds"`` (every round fought; the defender holds)."""
     rounds: int
     """Fire rounds fought, the pursuit not counted."""
     routed: SideName | None
@@ -367,11 +368,14 @@ class Battle:
             self.rounds += 1
             routed = self.round(round_name)
             if round_name == "recon" and routed is None:
-                leaving = [s for s in (0, 1) if self.forces[s].retreat_after_recon]
-                if len(leaving) == 1 and self.fighting(leaving[0]):
-                    s = leaving[0]
+                leaving = [s for s in (0, 1) if self.forces[s].retreat_after_recon and self.fighting(s)]
+                for s in leaving:
                     if self.record:
                         self.events.append({"round": "retreat", "side": SIDES[s], "morale": self.morale(s)})
+                if len(leaving) == 2:  # both sides may leave: the battle is off and nobody holds the field
+                    return self.outcome(None, "both retreated")
+                if leaving:
+                    s = leaving[0]
                     return self.outcome(SIDES[1 - s], "retreat", retreated=SIDES[s])
             alive = [bool(self.fighting(0)), bool(self.fighting(1))]
             if not (alive[0] and alive[1]):
@@ -395,7 +399,7 @@ class Battle:
                 return self.outcome(SIDES[1 - loser], "rout", routed=routed, pursuit=pursued)
         return self.outcome("defender", "rounds")
 
-    def outcome(self, winner: SideName, reason: str, *, routed: SideName | None = None, pursuit: bool = False,
+    def outcome(self, winner: SideName | None, reason: str, *, routed: SideName | None = None, pursuit: bool = False,
                 retreated: SideName | None = None) -> Outcome:
         return Outcome(winner=winner, reason=reason, rounds=self.rounds, routed=routed, pursuit=pursuit,
                        retreated=retreated, losses=(self.lost[0], self.lost[1]),

@@ -86,5 +86,10 @@ def narrate(outcome: Mapping[str, Any]) -> str:
     events: Sequence[Mapping[str, Any]] = outcome["events"]
     body = "".join(_details(n, e) for n, e in enumerate(events, 1))
     reason = REASONS.get(outcome["reason"], outcome["reason"])
-    end = f'<p class="outcome">The {esc(outcome["winner"])} wins after {outcome["rounds"]} round(s): {esc(reason)}.</p>'
+    if outcome["winner"] is None:
+        end = (f'<p class="outcome">Nobody wins after {outcome["rounds"]} round(s): both sides withdrew after the '
+               'recon round.</p>')
+    else:
+        end = (f'<p class="outcome">The {esc(outcome["winner"])} wins after {outcome["rounds"]} round(s): '
+               f'{esc(reason)}.</p>')
     return body + end

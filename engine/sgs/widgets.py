@@ -515,7 +515,7 @@ def battle_trial(values: Mapping[str, Any], rng: random.Random, tally: montecarl
     (20, 20)
     """
     o = fight(setup_from(values), rules_of(values), rng, record=False)
-    tally.count("winner", o.winner)
+    tally.count("winner", o.winner or "nobody")
     tally.count("ending", ending_of(o))
     tally.count("routed", o.routed or "none")
     tally.count("pursuit", "yes" if o.pursuit else "no")
@@ -527,13 +527,14 @@ def battle_trial(values: Mapping[str, Any], rng: random.Random, tally: montecarl
 
 
 SIDES: Final = ("attacker", "defender")
-WINNER_LABELS: Final = {"attacker": "The attacker wins", "defender": "The defender holds"}
+WINNER_LABELS: Final = {"attacker": "The attacker wins", "defender": "The defender holds",
+                         "nobody": "Nobody: both withdrew after recon"}
 ENDING_LABELS: Final = {
     "defender eliminated": "The defender was eliminated", "attacker eliminated": "The attacker was eliminated",
     "defender routed": "The defender routed", "attacker routed": "The attacker routed",
     "defender retreated": "The defender retreated", "attacker retreated": "The attacker retreated",
     "defender card": "A card sent the defender back", "attacker card": "A card sent the attacker back",
-    "rounds": "Rounds ran out (the defender holds)"}
+    "rounds": "Rounds ran out (the defender holds)", "both retreated": "Both sides withdrew after recon"}
 """How a battle ended, named by the side it ended for (the loser), as the Monte Carlo table shows it."""
 
 
@@ -545,8 +546,8 @@ def ending_of(o: Any) -> str:
     ...                   ((), ()), False))
     'attacker retreated'
     """
-    if o.reason == "rounds":
-        return "rounds"
+    if o.reason in ("rounds", "both retreated"):
+        return o.reason
     loser = "defender" if o.winner == "attacker" else "attacker"
     side = o.routed or o.retreated or loser
     return f"{side} {o.reason}" if o.reason in ("eliminated", "card") else f"{side} {o.reason}ed"
