@@ -624,3 +624,14 @@ def test_both_sides_may_leave_after_the_recon_round() -> None:
     out = fight(Setup(a, d), RULES, random.Random(0), record=True)
     assert (out.winner, out.reason, out.rounds, out.pursuit) == (None, "both retreated", 1, False)
     assert [e["side"] for e in out.events if e["round"] == "retreat"] == ["attacker", "defender"]
+
+
+def test_total_elimination_only_ends_a_main_or_next_round() -> None:
+    """Issue 19: the source applies total elimination at the end of a main or next round (or a pursuit). An
+    attacker of support artillery alone fires its preparation round; the battle ends with it, guns intact."""
+    guns = one("guns", role="support", artillery=True, combat=-1, rof=1)
+    a = Force((guns, guns), leader_morale=5)
+    d = Force((one(combat=-1),), leader_morale=5)
+    out = fight(Setup(a, d), RULES, Scripted([9] * 10), record=True)
+    assert out.rounds == 1 and out.winner == "defender" and out.eliminated == (0, 0)
+    assert out.strengths[0] == (2, 2) and not [e for e in out.events if e["round"] == "total elimination"]

@@ -379,8 +379,9 @@ class Battle:
                     return self.outcome(SIDES[1 - s], "retreat", retreated=SIDES[s])
             alive = [bool(self.fighting(0)), bool(self.fighting(1))]
             if not (alive[0] and alive[1]):
-                for s in (0, 1):
-                    self.total_elimination(s)
+                if round_name in ("main", "next"):  # the source: total elimination ends a main or next round
+                    for s in (0, 1):
+                        self.total_elimination(s)
                 winner = "attacker" if alive[0] and not alive[1] else "defender"
                 return self.outcome(winner, "eliminated")
             if routed is None and not self.tested:
