@@ -39,13 +39,17 @@ def test_a_seeded_battle_is_told_round_by_round(driver, site_url):
     shows(driver, ROLL, W.render_sample(sample), f"the battle of seed {seed}")
     rounds = driver.call("(s) => document.querySelectorAll(s + ' details.battle-round').length", ROLL)
     assert rounds == len(sample["events"])
-    opened = driver.call("""(s) => { const all = document.querySelectorAll(s + ' details.battle-round');
-        const d = all[all.length - 1]; const before = d.open, height = d.getBoundingClientRect().height;
+    # issue 20: the rounds that decided the battle open by default, and each title says what happened
+    last_open = driver.call("(s) => { const all = document.querySelectorAll(s + ' details.battle-round');"
+                            " return all[all.length - 1].open; }", ROLL)
+    assert last_open is True
+    opened = driver.call("""(s) => { const d = document.querySelector(s + ' details.battle-round');
+        const before = d.open, height = d.getBoundingClientRect().height;
         d.querySelector('summary').click();
         return [before, d.open, d.getBoundingClientRect().height > height, d.querySelector('summary').textContent]; }""",
                          ROLL)
     assert opened[:3] == [False, True, True], opened
-    assert opened[3].startswith(f"{rounds}. "), opened
+    assert opened[3].startswith("1. ") and " hit" in opened[3], opened
     outcome = driver.call("(s) => document.querySelector(s + ' p.outcome').textContent", ROLL)
     assert outcome.startswith(f"The {sample['winner']} wins after {sample['rounds']} round(s)"), outcome
     assert driver.errors() == []

@@ -148,3 +148,16 @@ def test_the_rout_test_is_marked_ours_beside_the_win_chance() -> None:
     assert "The rout test is ours" in note and "more than 4 plus its battle morale" in note
     certain = w.validate({"settings": {"rout_test": "certain"}})
     assert "always routs" in w.render_tally(w.estimate(certain, 1, 0, 5), certain)
+
+
+def test_the_battle_log_names_units_and_titles_rounds_by_what_happened() -> None:
+    """Issue 20: 'unit 7 1 (left 1)' said nothing; a round's title now tells its story, units have names,
+    a side with no shooter is not said to score 0 hits, and the deciding rounds are open."""
+    w = widgets.get("sgs.battle")
+    s = w.roll(w.validate({}), 4)
+    html = w.render_sample(s)
+    assert "unit 1" not in html and "panzer division (row" in html and "strength left)" in html
+    assert "The defender has no unit that fires in this round." in html and "fires (modifiers: none) and scores 0" not in html
+    titles = [t for t in html.split("<summary>")[1:]]
+    assert any(" hits" in t.split("</summary>")[0] for t in titles)
+    assert html.count("<details") > html.count('<details class="battle-round" open') >= 1

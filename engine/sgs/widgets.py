@@ -24,7 +24,7 @@ from typing import Any, Final
 from .. import figures as fig
 from .. import montecarlo, present
 from ..dice import prob_json
-from ..schema import Boolean, Choice, Field, Group, Integer, ListOf, fraction_text
+from ..schema import Boolean, Choice, Field, Group, Integer, ListOf, Text, fraction_text
 from ..settings import rules_from, rules_group
 from ..widgets import Widget, register
 from . import air
@@ -357,6 +357,7 @@ INTERCEPTION = register(Widget("sgs.interception", "Interception, AA and air com
 # A whole battle ------------------------------------------------------------------------
 
 UNIT_FIELDS: Final[tuple[Field, ...]] = (
+    Text("name", "What the battle log calls the unit (empty: its kind).", "", max_length=40, label="Name"),
     Integer("count", "How many such units.", 1, minimum=1, maximum=12, label="Units"),
     Integer("strength", "Strength points.", 4, minimum=1, maximum=20, label="Strength"),
     Integer("combat", "Combat value.", 4, minimum=-5, maximum=15, label="Combat"),
@@ -377,7 +378,7 @@ UNIT_FIELDS: Final[tuple[Field, ...]] = (
 
 
 def _unit_rows(units: Sequence[Unit]) -> tuple[dict[str, Any], ...]:
-    return tuple({"count": 1, "strength": u.strength, "combat": u.combat,
+    return tuple({"name": u.name, "count": 1, "strength": u.strength, "combat": u.combat,
                   "reduced": u.combat if u.reduced is None else u.reduced, "morale": u.morale, "rof": u.rof,
                   "elite": u.elite, "cav": u.cav, "armour": u.armour, "pursuit": u.pursuit, "role": u.role,
                   "artillery": u.artillery, "air": u.air, "mines": u.mines, "recon": u.recon,
@@ -437,8 +438,28 @@ BATTLE_INPUTS: Final = Group("inputs", "", fields=(
 ))
 
 
+def _kind(u: Mapping[str, Any]) -> str:
+    """A unit's kind in a word, for the log when it has no name."""
+    for flag, word in (("mines", "minefield"), ("air", "aircraft"), ("armour", "armour"), ("recon", "recon"),
+                       ("artillery", "artillery")):
+        if u[flag]:
+            return word
+    return "support unit" if u["role"] == "support" else "cavalry unit" if u["cav"] else "infantry"
+
+
+def unit_name(u: Mapping[str, Any], row: int, k: int) -> str:
+    """The log's name of the ``k``-th unit of form row ``row`` (from 0): its name or kind, and its row.
+
+    >>> unit_name({"name": "panzer division", "count": 1}, 1, 0), unit_name({"name": "", "count": 2, "mines": True,
+    ...     "air": False, "armour": False, "recon": False, "artillery": False, "role": "combat", "cav": False}, 3, 1)
+    ('panzer division (row 2)', 'minefield (row 4, 2 of 2)')
+    """
+    where = f"row {row + 1}" + (f", {k + 1} of {u['count']}" if u["count"] > 1 else "")
+    return f"{u['name'] or _kind(u)} ({where})"
+
+
 def _force(v: Mapping[str, Any]) -> Force:
-    units = tuple(Unit(f"unit {n + 1}" + (f".{k + 1}" if u["count"] > 1 else ""), strength=u["strength"],
+    units = tuple(Unit(unit_name(u, n, k), strength=u["strength"],
                        combat=u["combat"], reduced=u["reduced"], morale=u["morale"], rof=u["rof"], elite=u["elite"],
                        cav=u["cav"], armour=u["armour"], pursuit=u["pursuit"], role=u["role"],
                        artillery=u["artillery"], air=u["air"], mines=u["mines"], recon=u["recon"],
