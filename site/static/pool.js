@@ -85,6 +85,7 @@ export class Pool {
     this.helpers = null; // WorkerLinks, started once a run goes on long enough (startHelpers)
     this.limit = Infinity; // extra workers at most, lowered when one made no run faster
     this.probation = null; // the newest extra worker, until a run has measured what it adds
+    this.sizing = []; // each judgement: {extra, rate, before, kept} (rates in trials a ms)
     this.runs = new Map(); // slot -> the run using it
     this.active = new Set(); // runs going on, which extra workers join once ready
   }
@@ -117,7 +118,9 @@ export class Pool {
     const newest = this.helpers[this.helpers.length - 1];
     if (this.probation === newest && working === this.helpers.length && before !== null) {
       this.probation = null;
-      if (rate < before * GROWTH) { // it made the run no faster: this machine has no core for it
+      const kept = rate >= before * GROWTH;
+      this.sizing.push({ extra: working, rate, before, kept });
+      if (!kept) { // it made the run no faster: this machine has no core for it
         this.limit = this.helpers.length - 1;
         this.helpers.pop();
         newest.fail(); // its block goes back to the others

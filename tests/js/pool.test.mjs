@@ -256,6 +256,7 @@ test("the pool keeps an extra worker that made a run faster and tries one more",
   pool.judge(3, 1.9, 1.8);
   assert.equal(pool.helpers.length, 2, "no faster with three: the third is retired");
   assert.equal(pool.limit, 2);
+  assert.deepEqual(pool.sizing.map((d) => [d.extra, d.kept]), [[2, true], [3, false]]);
   pool.judge(2, 1.8, null);
   assert.equal(pool.helpers.length, 2, "and none is tried again");
 });
