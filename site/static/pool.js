@@ -45,8 +45,9 @@ export const SLOW_TRIAL_MS = 5;
 // The main worker's chunks, while it runs trials, are this short (ms; other
 // workers' are the scheduler's 10): a recompute waits behind one at most.
 export const MAIN_SLICE_MS = 4;
-// The pool's speed is measured over windows of a run this long (ms) ...
-export const MEASURE_MS = 1000;
+// The pool's speed is measured over windows of a run this long (ms), the
+// first after each change of workers left out ...
+export const MEASURE_MS = 1500;
 // ... and an extra worker beyond the first stays only if the run went at
 // least this many times as fast once it had joined.
 export const GROWTH = 1.2;
@@ -306,10 +307,16 @@ class SharedRun {
     const working = this.workers.filter((w) => w.link !== this.pool.main && w.link.state === "live").length;
     const counted = this.counted;
     if (!this.window || this.window.working !== working) {
-      this.window = { working, at: now, counted };
+      // The first window after a change is not counted: a worker that has
+      // just joined runs its first trials before the browser has optimised them.
+      this.window = { working, at: now, counted, settling: true };
       return;
     }
     if (now - this.window.at < MEASURE_MS || counted - this.window.counted < 4 * Math.max(1, working)) return;
+    if (this.window.settling) {
+      this.window = { working, at: now, counted, settling: false };
+      return;
+    }
     const rate = (counted - this.window.counted) / (now - this.window.at);
     this.rates.set(working, rate);
     this.window = { working, at: now, counted };
