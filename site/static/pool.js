@@ -198,7 +198,11 @@ class SharedRun {
       if (link === this.pool.main) this.next(w);
       else {
         link.ready.then((ok) => {
-          if (!ok) return void (this.workers = this.workers.filter((x) => x !== w));
+          if (!ok) { // it never came: the others (the main worker too, if it was waiting for it) go on
+            this.workers = this.workers.filter((x) => x !== w);
+            for (const x of this.workers) this.next(x);
+            return;
+          }
           this.next(w);
           this.freeMain();
         });

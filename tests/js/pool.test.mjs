@@ -269,3 +269,13 @@ test("the page's engine is a worker link: one place routes a worker's answers an
     assert.ok(!Object.hasOwn(Engine.prototype, name), `Engine has its own ${name}`);
   }
 });
+
+test("slow trials whose extra worker never boots still end, on the main worker", async () => {
+  const r = rig({ size: 2, fixed: false, spawnAfterMs: 1e9, boot: [Infinity], cost: { main: 40 } });
+  const run = r.pool.job(request(30), () => {});
+  for (let i = 0; i < 200 && !r.spawned.length; i++) { r.world.step(); await null; }
+  assert.equal(r.spawned.length, 1);
+  r.spawned[0].onmessage({ data: { type: "failed", message: "no" } });
+  const answer = await r.world.until(run.done);
+  assert.equal(answer.result.html, `<p>${sumBelow(30)}</p>`);
+});
