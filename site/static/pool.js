@@ -53,11 +53,15 @@ export const MEASURE_MS = 1500;
 export const GROWTH = 1.2;
 const MAX_HELPERS = 3;
 
-// How many workers a run may use here at most: the main one, which runs no
-// trials once an extra one is live, and an extra one per core, at most
-// MAX_HELPERS; one alone on one core or where memory is tight (each worker
-// holds its own Python, about 100 MB). Within this bound the pool keeps an
-// extra worker beyond the first only if it made a run faster (Pool.judge): a
+// How many workers a run may use here at most: one per core, at most
+// 1 + MAX_HELPERS, and one alone where memory is tight (each worker holds its
+// own Python, about 100 MB). The main worker runs no trials once an extra one
+// is live, so a run has an extra worker for every core but one: that core is
+// left to the page and its engine. On this 2-core machine a second extra
+// worker made the card game's run twice as fast but doubled a calculator's
+// recompute p95 during it (bench/simulation.py: 21 against 44 ms), and a
+// reader's change comes first. Within this bound the pool keeps an extra
+// worker beyond the first only if it made a run faster (Pool.judge): a
 // browser may report more cores than it gets. A page may fix the size (tests
 // and the benchmark) with globalThis.rulesExplorerWorkers; a fixed pool starts
 // all its workers at once and judges none.
@@ -65,7 +69,7 @@ export function poolSize(nav = globalThis.navigator, fixed = globalThis.rulesExp
   if (Number.isSafeInteger(fixed) && fixed >= 1) return Math.min(fixed, 1 + MAX_HELPERS);
   const cores = nav?.hardwareConcurrency ?? 1;
   if (nav?.deviceMemory !== undefined && nav.deviceMemory < 4) return 1;
-  return cores < 2 ? 1 : Math.min(cores + 1, 1 + MAX_HELPERS);
+  return Math.max(1, Math.min(cores, 1 + MAX_HELPERS));
 }
 
 export class Pool {

@@ -181,8 +181,7 @@ test("one worker: the run is the main worker's own job; sizes follow the machine
   assert.equal(r.main.worker.jobs.length, 1);
   assert.equal(r.main.worker.jobs[0].partial, undefined);
   assert.equal(poolSize({ hardwareConcurrency: 8 }, undefined), 4);
-  assert.equal(poolSize({ hardwareConcurrency: 2 }, undefined), 3, "the main worker and one extra a core");
-  assert.equal(poolSize({ hardwareConcurrency: 3 }, undefined), 4);
+  assert.equal(poolSize({ hardwareConcurrency: 2 }, undefined), 2, "the main worker and one extra: a core is the page's");
   assert.equal(poolSize({ hardwareConcurrency: 1 }, undefined), 1);
   assert.equal(poolSize({ hardwareConcurrency: 8, deviceMemory: 2 }, undefined), 1);
   assert.equal(poolSize({ hardwareConcurrency: 2 }, 3), 3);
