@@ -45,18 +45,23 @@ export const SLOW_TRIAL_MS = 5;
 // The main worker's chunks, while it runs trials, are this short (ms; other
 // workers' are the scheduler's 10): a recompute waits behind one at most.
 export const MAIN_SLICE_MS = 4;
-// The pool's speed is measured over windows of a run this long (ms) ...
-export const MEASURE_MS = 1000;
+// The pool's speed is measured over windows of a run this long (ms), the
+// first after each change of workers left out ...
+export const MEASURE_MS = 1500;
 // ... and an extra worker beyond the first stays only if the run went at
 // least this many times as fast once it had joined.
 export const GROWTH = 1.2;
 const MAX_HELPERS = 3;
 
-// How many workers a run may use here at most: the main one, which runs no
-// trials once an extra one is live, and an extra one per core, at most
-// MAX_HELPERS; one alone on one core or where memory is tight (each worker
-// holds its own Python, about 100 MB). Within this bound the pool keeps an
-// extra worker beyond the first only if it made a run faster (Pool.judge): a
+// How many workers a run may use here at most: one per core, at most
+// 1 + MAX_HELPERS, and one alone where memory is tight (each worker holds its
+// own Python, about 100 MB). The main worker runs no trials once an extra one
+// is live, so a run has an extra worker for every core but one: that core is
+// left to the page and its engine. On this 2-core machine a second extra
+// worker made the card game's run twice as fast but doubled a calculator's
+// recompute p95 during it (bench/simulation.py: 21 against 44 ms), and a
+// reader's change comes first. Within this bound the pool keeps an extra
+// worker beyond the first only if it made a run faster (Pool.judge): a
 // browser may report more cores than it gets. A page may fix the size (tests
 // and the benchmark) with globalThis.rulesExplorerWorkers; a fixed pool starts
 // all its workers at once and judges none.
@@ -64,7 +69,7 @@ export function poolSize(nav = globalThis.navigator, fixed = globalThis.rulesExp
   if (Number.isSafeInteger(fixed) && fixed >= 1) return Math.min(fixed, 1 + MAX_HELPERS);
   const cores = nav?.hardwareConcurrency ?? 1;
   if (nav?.deviceMemory !== undefined && nav.deviceMemory < 4) return 1;
-  return cores < 2 ? 1 : Math.min(cores + 1, 1 + MAX_HELPERS);
+  return Math.max(1, Math.min(cores, 1 + MAX_HELPERS));
 }
 
 export class Pool {
@@ -85,6 +90,7 @@ export class Pool {
     this.helpers = null; // WorkerLinks, started once a run goes on long enough (startHelpers)
     this.limit = Infinity; // extra workers at most, lowered when one made no run faster
     this.probation = null; // the newest extra worker, until a run has measured what it adds
+    this.sizing = []; // each judgement: {extra, rate, before, kept} (rates in trials a ms)
     this.runs = new Map(); // slot -> the run using it
     this.active = new Set(); // runs going on, which extra workers join once ready
   }
@@ -117,7 +123,9 @@ export class Pool {
     const newest = this.helpers[this.helpers.length - 1];
     if (this.probation === newest && working === this.helpers.length && before !== null) {
       this.probation = null;
-      if (rate < before * GROWTH) { // it made the run no faster: this machine has no core for it
+      const kept = rate >= before * GROWTH;
+      this.sizing.push({ extra: working, rate, before, kept });
+      if (!kept) { // it made the run no faster: this machine has no core for it
         this.limit = this.helpers.length - 1;
         this.helpers.pop();
         newest.fail(); // its block goes back to the others
@@ -194,7 +202,11 @@ class SharedRun {
       if (link === this.pool.main) this.next(w);
       else {
         link.ready.then((ok) => {
-          if (!ok) return void (this.workers = this.workers.filter((x) => x !== w));
+          if (!ok) { // it never came: the others (the main worker too, if it was waiting for it) go on
+            this.workers = this.workers.filter((x) => x !== w);
+            for (const x of this.workers) this.next(x);
+            return;
+          }
           this.next(w);
           this.freeMain();
         });
@@ -303,10 +315,16 @@ class SharedRun {
     const working = this.workers.filter((w) => w.link !== this.pool.main && w.link.state === "live").length;
     const counted = this.counted;
     if (!this.window || this.window.working !== working) {
-      this.window = { working, at: now, counted };
+      // The first window after a change is not counted: a worker that has
+      // just joined runs its first trials before the browser has optimised them.
+      this.window = { working, at: now, counted, settling: true };
       return;
     }
     if (now - this.window.at < MEASURE_MS || counted - this.window.counted < 4 * Math.max(1, working)) return;
+    if (this.window.settling) {
+      this.window = { working, at: now, counted, settling: false };
+      return;
+    }
     const rate = (counted - this.window.counted) / (now - this.window.at);
     this.rates.set(working, rate);
     this.window = { working, at: now, counted };

@@ -73,6 +73,7 @@ export class SimulationView {
       if (this.root.dataset.asking !== "after") { // not once told to let it finish
         this.ask.hidden = false;
         this.root.dataset.asking = "true";
+        this.announce.textContent = "The inputs changed while a long run goes on: replace it, or let it finish first?";
       }
       return null;
     }

@@ -181,8 +181,7 @@ test("one worker: the run is the main worker's own job; sizes follow the machine
   assert.equal(r.main.worker.jobs.length, 1);
   assert.equal(r.main.worker.jobs[0].partial, undefined);
   assert.equal(poolSize({ hardwareConcurrency: 8 }, undefined), 4);
-  assert.equal(poolSize({ hardwareConcurrency: 2 }, undefined), 3, "the main worker and one extra a core");
-  assert.equal(poolSize({ hardwareConcurrency: 3 }, undefined), 4);
+  assert.equal(poolSize({ hardwareConcurrency: 2 }, undefined), 2, "the main worker and one extra: a core is the page's");
   assert.equal(poolSize({ hardwareConcurrency: 1 }, undefined), 1);
   assert.equal(poolSize({ hardwareConcurrency: 8, deviceMemory: 2 }, undefined), 1);
   assert.equal(poolSize({ hardwareConcurrency: 2 }, 3), 3);
@@ -256,6 +255,7 @@ test("the pool keeps an extra worker that made a run faster and tries one more",
   pool.judge(3, 1.9, 1.8);
   assert.equal(pool.helpers.length, 2, "no faster with three: the third is retired");
   assert.equal(pool.limit, 2);
+  assert.deepEqual(pool.sizing.map((d) => [d.extra, d.kept]), [[2, true], [3, false]]);
   pool.judge(2, 1.8, null);
   assert.equal(pool.helpers.length, 2, "and none is tried again");
 });
@@ -267,4 +267,14 @@ test("the page's engine is a worker link: one place routes a worker's answers an
   for (const name of ["call", "job", "receive", "idle"]) {
     assert.ok(!Object.hasOwn(Engine.prototype, name), `Engine has its own ${name}`);
   }
+});
+
+test("slow trials whose extra worker never boots still end, on the main worker", async () => {
+  const r = rig({ size: 2, fixed: false, spawnAfterMs: 1e9, boot: [Infinity], cost: { main: 40 } });
+  const run = r.pool.job(request(30), () => {});
+  for (let i = 0; i < 200 && !r.spawned.length; i++) { r.world.step(); await null; }
+  assert.equal(r.spawned.length, 1);
+  r.spawned[0].onmessage({ data: { type: "failed", message: "no" } });
+  const answer = await r.world.until(run.done);
+  assert.equal(answer.result.html, `<p>${sumBelow(30)}</p>`);
 });
