@@ -115,3 +115,14 @@ def test_panic_chance():
     assert parts.panic_chance(70, 60, False, 2, F(1, 4)) == F(1, 4)           # morale doubled: 120
     assert parts.panic_chance(50, 60, True, 2, F(1, 4), defender_under_air_attack=True) == 0
     assert parts.panic_chance(50, 30, True, 2, F(1, 4), complement=True) == F(1, 4)   # below 70
+
+
+def test_out_of_fuel_help_names_only_attack():
+    """Issue 19, item 7: only the attack score changes without fuel (attack.fuel), so the help names no hit points."""
+    import dataclasses
+
+    from engine.atg.rules import Rules
+    from engine.settings import SETTING_KEY
+    meta = {f.name: f.metadata[SETTING_KEY] for f in dataclasses.fields(Rules)}["out_of_fuel"]
+    assert "hit point" not in meta["help"].lower()
+    assert "attack" in meta["help"].lower()

@@ -234,7 +234,7 @@ class Rules:
                                         maximum=1, section=_ATTACK,
                                         assumed="The page calls it rulevar 317, a number it also gives an experience "
                                         "bound; kept apart. " + LATER)
-    out_of_fuel: Fraction = setting(Fraction(1, 2), help="Attack and hit point factor of an individual without fuel.",
+    out_of_fuel: Fraction = setting(Fraction(1, 2), help="Attack score factor of an individual without fuel.",
                                     minimum=0, maximum=1, section=_ATTACK, assumed=SILENT)
 
     # Hit point modifiers --------------------------------------------------------------------
