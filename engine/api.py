@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from . import scenarios, widgets
 from .montecarlo import Tally
@@ -321,13 +321,17 @@ def handle(message_json: str) -> str:
     return json.dumps(handle_message(message))
 
 
-def warm_up_requests() -> list[dict[str, Any]]:
-    """A request of every kind for every widget, one rejected input included.
+SCENARIO_OPS: Final = ("compare", "sweep", "target", "varies", "scenario_link", "scenario_from_link")
+"""Ops the pages do not call yet (issue 21's page half is to come): left out of the warm-up, so the memory
+snapshot every reader downloads does not carry their warmed state. Add them back with the page controls
+(``_scenario_warm_up`` below builds their requests)."""
 
-    >>> ops = {r["op"] for r in warm_up_requests()}
-    >>> sorted(ops)  # doctest: +NORMALIZE_WHITESPACE
-    ['compare', 'describe', 'estimate', 'from_link', 'merge', 'run', 'sample', 'scenario_from_link',
-     'scenario_link', 'sweep', 'target', 'varies']
+
+def warm_up_requests() -> list[dict[str, Any]]:
+    """A request of every kind the pages make, for every widget, one rejected input included.
+
+    >>> sorted({r["op"] for r in warm_up_requests()})
+    ['describe', 'estimate', 'from_link', 'merge', 'run', 'sample']
     """
     requests: list[dict[str, Any]] = [{"op": "describe"}]
     for w in widgets.all_widgets():
@@ -341,7 +345,6 @@ def warm_up_requests() -> list[dict[str, Any]]:
                              "tally": None, "render": True})
             one = w.estimate(w.validate({}), 1, 0, 1).to_json()  # one trial: a short task, even for a battle
             requests.append({"op": "merge", "widget": w.id, "inputs": {}, "tallies": [one], "render": True})
-        requests += _scenario_warm_up(w)
     return requests
 
 

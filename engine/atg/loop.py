@@ -42,11 +42,13 @@ from .units import LANDSCAPES
 __all__ = ["fight", "Battle", "Outcome", "SideTally", "MergedUnit", "UnitInfo", "BattleTooBig", "WORK_LIMIT",
            "LOGGED_ATTACKS"]
 
-WORK_LIMIT = 6_000_000
-"""Most a battle may do, counted as individuals looked over in its target searches plus attacks: about
-1 second of CPython on the machine the tests run on (16 units of 100 infantry a side, a legal and
-sensible battle, takes 3.6 million). Past it the battle stops with :class:`BattleTooBig`, whatever its
-inputs: a count, not a clock, so the same inputs always stop at the same point."""
+WORK_LIMIT = 15_000_000
+"""Most a battle may do, counted as individuals looked over in its target searches plus attacks. The
+largest battle the form allows with the page's unit types (16 units of 100 infantry and tanks a side,
+entrenched) needs up to 9.7 million and plays in about a second of CPython; a custom type with 20 attacks
+and 10,000 hit points a side stops here after about 2.5 seconds (twice that in the browser, on a worker
+that leaves the page's calculators free) instead of running for minutes. A count, not a clock, so the
+same inputs always stop at the same point."""
 
 
 class BattleTooBig(SetupError):

@@ -227,7 +227,7 @@ export class LiveWidget {
       const whole = rejected.find((r) => r.field === "state");
       const p = document.createElement("p");
       if (whole) { // the whole saved state was refused: say so in one sentence
-        p.textContent = capitalised(whole.message) + ".";
+        p.textContent = capitalised(whole.message.replace(/^state: /, "")) + ".";
         this.messages.append(p);
       } else {
         p.textContent = "Part of the link was not applied; the rest was. Not applied:";
