@@ -635,3 +635,24 @@ def test_results_being_recomputed_or_out_of_date_stay_readable(guarded_page, sit
         for scheme in ("light", "dark"):
             page.emulate_media(color_scheme=scheme)
             assert axe_violations(page) == [], f"{url}: results {state}, estimates {sim_state} ({scheme})"
+
+
+def test_wide_list_tables_keep_their_first_column_and_show_their_choices_whole(browser, site_url):
+    """Issue 20: at 1280 px AT Gold's unit table cut its columns with no cue and choices were cut short."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.route("**/static/widgets.js", lambda route: route.abort())
+    page = context.new_page()
+    for url in ("atg/individuals-and-combat-types.html", "europa/conversions-and-totals.html"):
+        page.goto(site_url + url)
+        state = page.evaluate("""() => [...document.querySelectorAll('.widget-form .table-scroll')].map((t) => {
+            const wide = t.scrollWidth > t.clientWidth;
+            t.scrollLeft = t.scrollWidth;
+            const cell = t.querySelector('tbody tr > :first-child');
+            const stuck = !cell || Math.abs(cell.getBoundingClientRect().left - t.getBoundingClientRect().left) < 2;
+            const cut = [...t.querySelectorAll('select')].filter((s) => s.scrollWidth > s.clientWidth + 1).length;
+            const cue = getComputedStyle(t).backgroundImage.includes('gradient');
+            return {wide, stuck, cut, cue};
+        })""")
+        assert state and all(s["stuck"] and s["cut"] == 0 and s["cue"] for s in state), (url, state)
+        assert any(s["wide"] for s in state), url          # the cue and the sticky column are put to work
+    context.close()
