@@ -107,9 +107,10 @@ def test_after_one_visit_every_system_works_offline(tab, offline_site):
              timeout=BOOT_S)
     assert tab.call("() => window.rulesExplorer.engine.state") == "live"
 
-    # Monte Carlo on two workers: the extra one boots offline from the same cache.
+    # Monte Carlo on two extra workers (the page's own only merges once they are live): both boot offline
+    # from the same cache.
     tab.go(site + SIM_PAGE)
-    tab.call("() => { window.rulesExplorer.pool.size = 2; window.rulesExplorer.pool.spawnAfterMs = 0; }")
+    tab.call("() => { const p = window.rulesExplorer.pool; p.size = 3; p.fixed = true; p.spawnAfterMs = 0; }")
     tab.call(SET_TRIALS, SIM, "100")
     tab.wait("() => window.rulesExplorer.pool.helpers?.every((h) => h.state === 'live')", timeout=BOOT_S)
     tab.call(SET_TRIALS, SIM, "1200")
