@@ -21,11 +21,7 @@ import sys
 from typing import Any
 
 from . import scenario_cli, widgets
-from .schema import MAX_JSON_DEPTH, InputError, json_depth_ok
-
-MAX_INPUT_TEXT = 1_000_000
-"""Longest --inputs text read."""
-
+from .schema import InputError, json_argument
 
 def _print_inputs(fields: list[dict[str, Any]], indent: str) -> None:
     for f in fields:
@@ -69,14 +65,7 @@ def _command(args: argparse.Namespace) -> int:
             _print_inputs(d["inputs"], "    ")
         return 0
     try:
-        if len(args.inputs) > MAX_INPUT_TEXT or not json_depth_ok(args.inputs, MAX_JSON_DEPTH):
-            raise InputError("", "--inputs is too long or nests too deep")
-        try:
-            inputs = json.loads(args.inputs)
-        except (ValueError, RecursionError):
-            raise InputError("", "--inputs is not valid JSON") from None
-        if not isinstance(inputs, dict):
-            raise InputError("", "--inputs must be a JSON object")
+        inputs = json_argument(args.inputs, "--inputs", object_only=True)
         w = widgets.get(args.widget)
         result = w.run(inputs) if args.command == "run" else w.roll(inputs, widgets.check_seed(args.seed))
     except (InputError, widgets.UnknownWidgetError) as exc:

@@ -24,8 +24,12 @@ from .schema import InputError, json_depth_ok, jsonable, shown
 
 __all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
-OPS = ("run", "sample", "from_link", "describe", "estimate", "merge", "compare", "sweep", "target", "scenario_link",
-       "scenario_from_link", "varies")
+SCENARIO_OPS: Final = ("compare", "sweep", "target", "varies", "scenario_link", "scenario_from_link")
+"""Scenario operations (:mod:`engine.scenarios`). The pages do not call them yet (issue 21's page half is to
+come), so the warm-up leaves them out: the memory snapshot every reader downloads does not carry their
+warmed state. Warm them with the page controls that call them."""
+
+OPS = ("run", "sample", "from_link", "describe", "estimate", "merge", *SCENARIO_OPS)
 """The only operations the browser may ask for."""
 
 MAX_CHUNK = 100_000
@@ -195,10 +199,6 @@ def _trials(w: widgets.Widget, message: Mapping[str, Any], points: int) -> tuple
     return total, first, count
 
 
-def _figure_names(message: Mapping[str, Any]) -> Any:
-    return message.get("figures")
-
-
 def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[str, Any]:
     """``compare``, ``sweep``, ``target``, ``scenario_link`` and ``scenario_from_link`` (see docs/ARCHITECTURE.md)."""
     render = bool(message.get("render"))
@@ -209,7 +209,7 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
             total, first, count = _trials(w, message, 2)
             kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally"),
                   "pairing": message.get("pairing", "common")}
-        return scenarios.compare(w.id, message.get("pinned"), message.get("inputs"), figures=_figure_names(message),
+        return scenarios.compare(w.id, message.get("pinned"), message.get("inputs"), figures=message.get("figures"),
                                  render=render, **kw)
     if op == "sweep":
         kw = {}
@@ -220,7 +220,7 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
             total, first, count = _trials(w, message, n)
             kw = {"seed": seed, "trials": total, "first": first, "count": count, "tallies": message.get("tallies"),
                   "points": points}
-        return scenarios.sweep(w.id, message.get("inputs"), message.get("vary"), figures=_figure_names(message),
+        return scenarios.sweep(w.id, message.get("inputs"), message.get("vary"), figures=message.get("figures"),
                                render=render, **kw)
     if op == "target":
         kw = {}
@@ -284,7 +284,7 @@ def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
             return _estimate(w, message)
         if op == "merge":
             return _merge(w, message)
-        if op in _SCENARIO_OPS:
+        if op in SCENARIO_OPS:
             return _scenario(w, op, message)
         return _from_link(w, message.get("params", {}), base)
     except (InputError, widgets.UnknownWidgetError) as exc:
@@ -296,8 +296,6 @@ def handle_message(message: Mapping[str, Any]) -> dict[str, Any]:
                           "message": "the engine could not compute these inputs (an error of ours, not of the input)",
                           "detail": f"{type(exc).__name__}: {str(exc)[:300]}"}}
 
-
-_SCENARIO_OPS = ("compare", "sweep", "target", "scenario_link", "scenario_from_link", "varies")
 
 MAX_REQUEST_TEXT = 2_000_000
 """Largest request the worker passes in (a Monte Carlo tally included)."""
@@ -321,12 +319,6 @@ def handle(message_json: str) -> str:
     return json.dumps(handle_message(message))
 
 
-SCENARIO_OPS: Final = ("compare", "sweep", "target", "varies", "scenario_link", "scenario_from_link")
-"""Ops the pages do not call yet (issue 21's page half is to come): left out of the warm-up, so the memory
-snapshot every reader downloads does not carry their warmed state. Add them back with the page controls
-(``_scenario_warm_up`` below builds their requests)."""
-
-
 def warm_up_requests() -> list[dict[str, Any]]:
     """A request of every kind the pages make, for every widget, one rejected input included.
 
@@ -346,25 +338,6 @@ def warm_up_requests() -> list[dict[str, Any]]:
             one = w.estimate(w.validate({}), 1, 0, 1).to_json()  # one trial: a short task, even for a battle
             requests.append({"op": "merge", "widget": w.id, "inputs": {}, "tallies": [one], "render": True})
     return requests
-
-
-def _scenario_warm_up(w: widgets.Widget) -> list[dict[str, Any]]:
-    """The scenario ops once each on a calculator, one point each (a battle's trials are warmed by
-    ``estimate`` already: the browser answers these three times while the page is quiet, so they stay short)."""
-    if not w.figures:
-        return []
-    first = scenarios.varies(w)[0]
-    vary = {"input": first["input"], "values": [first["value"]]}
-    out: list[dict[str, Any]] = [{"op": "varies", "widget": w.id, "inputs": {}}]
-    if w.trial is not None:
-        return out
-    state = scenarios.scenario_state(w, w.base_values(None), vary=vary)
-    return out + [{"op": "compare", "widget": w.id, "pinned": {}, "inputs": {}, "render": True},
-                  {"op": "sweep", "widget": w.id, "inputs": {}, "vary": vary, "render": True},
-                  {"op": "target", "widget": w.id, "inputs": {}, "figure": w.figures[0].name, "threshold": "0",
-                   "vary": vary, "render": True},
-                  {"op": "scenario_link", "widget": w.id, "vary": vary},
-                  {"op": "scenario_from_link", "widget": w.id, "state": state}]
 
 
 def warm_up() -> int:

@@ -308,7 +308,7 @@ def apply(group: Group, diff: Any, base: Mapping[str, Any]) -> tuple[dict[str, A
     _apply_group(group, diff, target, "", errors)
     try:
         return group.validate(target), errors
-    except InputError as exc:
+    except InputError as exc:  # each part was valid on its own; keep the base
         return dict(base), [*errors, exc]
 
 
@@ -330,10 +330,4 @@ def decode(group: Group, text: str, base: Mapping[str, Any]) -> tuple[dict[str, 
         diff = _payload(text)
     except InputError as exc:
         return dict(base), [exc]
-    target = dict(base)
-    errors: list[InputError] = []
-    _apply_group(group, diff, target, "", errors)
-    try:
-        return group.validate(target), errors
-    except InputError as exc:  # each part was valid on its own; keep the base
-        return dict(base), [*errors, exc]
+    return apply(group, diff, base)

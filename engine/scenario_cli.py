@@ -24,10 +24,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from . import scenarios, widgets
-from .schema import MAX_JSON_DEPTH, InputError, json_depth_ok
+from .schema import InputError, json_argument
 
 COMMANDS = ("compare", "sweep", "target")
-MAX_INPUT_TEXT = 1_000_000
 
 
 def add_parsers(sub: Any) -> None:
@@ -68,33 +67,17 @@ def add_parsers(sub: Any) -> None:
         p.add_argument("--scheduler", help="a Dask scheduler's address (tcp://host:8786): run the jobs there")
 
 
-def _json_arg(text: str, name: str) -> Any:
-    if len(text) > MAX_INPUT_TEXT or not json_depth_ok(text, MAX_JSON_DEPTH):
-        raise InputError("", f"{name} is too long or nests too deep")
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        raise InputError("", f"{name} is not valid JSON") from None
-
-
-def _object(text: str, name: str) -> dict[str, Any]:
-    value = _json_arg(text, name)
-    if not isinstance(value, dict):
-        raise InputError("", f"{name} must be a JSON object")
-    return value
-
-
 def message_of(args: argparse.Namespace) -> dict[str, Any]:
     """The API request (:func:`engine.api.handle_message`) that this command line describes."""
     w = widgets.get(args.widget)
     m: dict[str, Any] = {"op": args.command, "widget": w.id, "seed": widgets.check_seed(args.seed)}
     if args.command == "compare":
-        m.update(pinned=_object(args.a, "--a"), inputs=_object(args.b, "--b"), pairing=args.pairing)
+        m.update(pinned=json_argument(args.a, "--a", object_only=True), inputs=json_argument(args.b, "--b", object_only=True), pairing=args.pairing)
     else:
-        m["inputs"] = _object(args.inputs, "--inputs")
+        m["inputs"] = json_argument(args.inputs, "--inputs", object_only=True)
         vary: dict[str, Any] = {"input": args.vary}
         if args.values is not None:
-            vary["values"] = _json_arg(args.values, "--values")
+            vary["values"] = json_argument(args.values, "--values")
         for key, value in (("from", args.start), ("to", args.stop), ("step", args.step)):
             if value is not None:
                 vary[key] = value

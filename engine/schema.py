@@ -31,6 +31,7 @@ from typing import Any, Final
 
 __all__ = [
     "InputError",
+    "json_argument",
     "Field",
     "Choice",
     "Text",
@@ -120,6 +121,31 @@ def json_depth_ok(text: str, limit: int) -> bool:
         else:
             depth -= 1
     return True
+
+
+MAX_ARGUMENT_TEXT: Final = 1_000_000
+"""Longest JSON text a command-line argument may carry."""
+
+
+def json_argument(text: str, name: str, *, object_only: bool = False) -> Any:
+    """JSON text given on the command line as a value (an object when ``object_only``), or an InputError.
+
+    >>> json_argument('{"sides": 2}', "--inputs", object_only=True)
+    {'sides': 2}
+    >>> json_argument("[1", "--values")
+    Traceback (most recent call last):
+    ...
+    engine.schema.InputError: --values is not valid JSON
+    """
+    if len(text) > MAX_ARGUMENT_TEXT or not json_depth_ok(text, MAX_JSON_DEPTH):
+        raise InputError("", f"{name} is too long or nests too deep")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        raise InputError("", f"{name} is not valid JSON") from None
+    if object_only and not isinstance(value, dict):
+        raise InputError("", f"{name} must be a JSON object")
+    return value
 
 
 _JSON_STRING: Final = re.compile(r'"(?:[^"\\]++|\\.)*+"?', re.S)
