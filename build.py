@@ -29,7 +29,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as etree
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
@@ -75,6 +75,42 @@ FRAME_ANCESTORS = {"embed/": "frame-ancestors *"}
 """``frame-ancestors`` by path: embed pages may be framed by any site, the rest only by the
 site itself. Only a header can say it (a meta tag's is ignored), so ``serve`` adds it; a host
 that sends no headers lets any site frame any page."""
+
+HEADERS_FILE = "_headers"
+"""The headers ``serve`` sends, for static hosts that read such a file (Netlify, Cloudflare Pages)."""
+
+
+def frame_ancestors(path: str) -> str:
+    """The ``frame-ancestors`` rule for a file of the site (its path relative to the site's root).
+
+    >>> frame_ancestors("embed/ocs/combat/crt.html"), frame_ancestors("ocs/combat.html")
+    ('frame-ancestors *', "frame-ancestors 'self'")
+    """
+    return next((rule for prefix, rule in FRAME_ANCESTORS.items() if path.startswith(prefix)),
+                "frame-ancestors 'self'")
+
+
+def static_host_headers(files: Iterable[str]) -> bytes:
+    """``_headers``: for each of the site's top-level files and folders, the headers ``serve`` sends.
+
+    One rule per top-level name and none for ``/*``: hosts join the values of a header that
+    several matching rules set, and two policies joined are both enforced (the stricter
+    ``frame-ancestors`` would then refuse every embed).
+
+    >>> [line for line in static_host_headers(["index.html", "embed/a.html", "embed/b/c.html"]).decode().splitlines()
+    ...  if not line.startswith(("#", "  X"))]  # doctest: +ELLIPSIS
+    ['/embed/*', "  Content-Security-Policy: default-src 'self'; ...; frame-ancestors *", '/index.html', \
+"  Content-Security-Policy: ...; frame-ancestors 'self'", '/', "  Content-Security-Policy: ...; frame-ancestors 'self'"]
+    """
+    tops = sorted({path.split("/", 1)[0] + ("/*" if "/" in path else "") for path in files})
+    lines = ["# What `build.py serve` sends, for static hosts that read this file (Netlify, Cloudflare Pages).",
+             "# One rule per top-level name, none for /*: a host joins a header two matching rules set."]
+    for top in tops:
+        for pattern in (["/" + top, "/"] if top == "index.html" else ["/" + top]):
+            policy = f"{CONTENT_SECURITY_POLICY}; {frame_ancestors(top.removesuffix('*'))}"
+            lines += [pattern, f"  Content-Security-Policy: {policy}", "  X-Content-Type-Options: nosniff"]
+    return ("\n".join(lines) + "\n").encode()
+
 
 MIME_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -443,7 +479,7 @@ SYSTEM_SECTION = re.compile(r'^## .*\{:[^}]*\bdata-system="([a-z0-9-]+)"[^}]*\}\
 
 
 def keep_built_systems(text: str, built: set[str]) -> str:
-    """The glossary without the sections of systems that have no pages yet.
+    r"""The glossary without the sections of systems that have no pages yet.
 
     A ``##`` section whose heading names a system folder (``data-system``)
     is kept only if that folder has pages, so the glossary grows as systems
@@ -815,6 +851,7 @@ def build(config: Config) -> dict[str, bytes]:
             "wheel_sha256": hashlib.sha256(files[f"pyodide/{WHEEL_NAME}"]).hexdigest(),
         }, indent=1).encode()
         files[SERVICE_WORKER] = service_worker(config, files)
+    files[HEADERS_FILE] = static_host_headers(files)
     broken = broken_links(files)
     if broken:
         raise BuildError("broken links in the built site:\n  " + "\n  ".join(broken))
@@ -922,7 +959,7 @@ def service_worker(config: Config, files: Mapping[str, bytes]) -> bytes:
     hex digits of each file's SHA-256, which the worker checks every download against.
     """
     listed = {path: hashlib.sha256(data).hexdigest()[:16] for path, data in sorted(files.items())
-              if path != SERVICE_WORKER}
+              if path not in (SERVICE_WORKER, HEADERS_FILE)}  # a host reads _headers and never serves it
     head = (f"const BUILD = {json.dumps(build_id(files))};\n"
             f"const FILES = {json.dumps(listed, indent=0, sort_keys=True)};\n")
     return head.encode() + (config.static.parent / "service-worker.js").read_bytes()
@@ -1049,11 +1086,9 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     def _frame_ancestors(self) -> str:
         if not getattr(self, "path", ""):  # an error before the request line was read (414)
-            return "frame-ancestors 'self'"
+            return frame_ancestors("")
         path = self.translate_path(self.path)
-        relative = os.path.relpath(path, self.directory).replace(os.sep, "/")
-        return next((rule for prefix, rule in FRAME_ANCESTORS.items() if relative.startswith(prefix)),
-                    "frame-ancestors 'self'")
+        return frame_ancestors(os.path.relpath(path, self.directory).replace(os.sep, "/"))
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         if code == 414:  # a request line past http.server's 64 KB

@@ -106,7 +106,7 @@ def test_the_service_worker_lists_every_file_of_the_build_with_its_digest(fixtur
     sw = build.service_worker(build.Config(), original).decode()
     head = re.match(r'const BUILD = "([0-9a-f]{16})";\nconst FILES = (\{.*?\});\n', sw, re.S)
     listed = json.loads(head.group(2))
-    assert set(listed) == set(original) and build.SERVICE_WORKER not in listed
+    assert set(listed) == set(original) - {build.HEADERS_FILE} and build.SERVICE_WORKER not in listed
     for path, digest in listed.items():
         assert digest == hashlib.sha256(original[path]).hexdigest()[:16]
     assert (ROOT / "site" / "service-worker.js").read_text() in sw
@@ -219,3 +219,43 @@ def test_serve_can_be_an_uncompressing_host(fixture_site):
         server.shutdown()
         server.server_close()
     assert "content-encoding" not in headers and body == files["demo/dice.html"]
+
+
+def header_rules(text: str) -> dict[str, dict[str, str]]:
+    """A ``_headers`` file read as Netlify and Cloudflare Pages read it: pattern -> headers."""
+    rules: dict[str, dict[str, str]] = {}
+    pattern = None
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line.startswith("/"):
+            pattern = line.strip()
+            assert pattern not in rules, f"{pattern} twice"
+            rules[pattern] = {}
+        else:
+            name, _, value = line.strip().partition(": ")
+            rules[pattern][name.lower()] = value
+    return rules
+
+
+def matching(rules: dict[str, dict[str, str]], url_path: str) -> list[str]:
+    return [p for p in rules if (url_path.startswith(p[:-1]) if p.endswith("/*") else url_path == p)]
+
+
+def test_static_hosts_get_the_headers_serve_sends_one_rule_per_file(fixture_site):
+    """Hosts join the values of a header two matching rules set: one rule must match each file, and give
+    exactly the policy and type guard that ``serve`` sends for it (embed pages framable, the rest not)."""
+    out, files = fixture_site
+    rules = header_rules(files[build.HEADERS_FILE].decode())
+    assert (out / build.HEADERS_FILE).read_bytes() == files[build.HEADERS_FILE]
+    served = [p for p in files if not p.endswith((".gz", ".br")) and p != build.HEADERS_FILE]
+    assert any(p.startswith("embed/") for p in served) and any(p.startswith("static/") for p in served)
+    with serving(out) as url:
+        for path in served + [""]:
+            found = matching(rules, "/" + path)
+            assert len(found) == 1, (path, found)
+            _, headers, _ = get(url + path, None)
+            for name in ("content-security-policy", "x-content-type-options"):
+                assert rules[found[0]][name] == headers[name], (path, name)
+    sw = build.service_worker(build.Config(), {p: d for p, d in files.items() if p in served or p == build.HEADERS_FILE})
+    assert f'"{build.HEADERS_FILE}"' not in sw.decode()  # hosts read it and never serve it: offline install would fail
