@@ -13,12 +13,13 @@ as data, never as exceptions across the JavaScript boundary.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from . import scenarios, widgets
+from . import montecarlo, scenarios, widgets
 from .montecarlo import Tally
 from .schema import InputError, json_depth_ok, jsonable, shown
 
@@ -98,7 +99,9 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
 
     In: ``inputs``, ``seed``, ``first`` (first trial index), ``count``,
     ``tally`` (the previous chunk's, or null), ``render`` (whether to return
-    HTML), optionally ``trials`` (the run's size; default the widget's).
+    HTML), optionally ``trials`` (the run's size; default the widget's) and
+    ``probe`` (a chunk of one trial, abandoned with the error type ``Slow`` if
+    it would take long: :func:`engine.montecarlo.probing`).
     Out: ``tally``, ``trials`` (how many it holds), ``next`` (the trial after
     this chunk), ``done`` (it holds at least the run's size), and when asked
     ``html`` and ``digest``.
@@ -114,8 +117,15 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     raw = message.get("tally")
     tally = None if raw is None else Tally.from_json(raw)
     values, key = w.run_inputs(message.get("inputs"))
+    probe = message.get("probe") is True
+    if probe and count != 1:
+        raise InputError("probe", "a probe is one trial", "count 1")
     try:
-        tally = w.estimate(values, seed, first, count, tally, key=key(seed))
+        with montecarlo.probing() if probe else contextlib.nullcontext():
+            tally = w.estimate(values, seed, first, count, tally, key=key(seed))
+    except montecarlo.TrialTooSlow:
+        return {"error": {"type": "Slow", "field": "", "allowed": "",
+                          "message": "this trial is too long for the page's own engine; run it on another"}}
     except ValueError as exc:
         if isinstance(exc, InputError):
             raise

@@ -24,7 +24,9 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
@@ -34,7 +36,7 @@ from . import present
 from .schema import InputError, fraction_text
 
 __all__ = ["TRIAL_SEED_DOMAIN", "trial_seed", "trial_rng", "Tally", "Interval", "wilson", "z_score", "run_chunk",
-           "Trial", "outcome_table", "means_list", "histogram", "MAX_TALLY_ENTRIES", "DEFAULT_CONFIDENCE"]
+           "Trial", "probing", "is_probing", "TrialTooSlow", "outcome_table", "means_list", "histogram", "MAX_TALLY_ENTRIES", "DEFAULT_CONFIDENCE"]
 
 TRIAL_SEED_DOMAIN: Final = b"rules-explorer/trial-seed/v1"
 """Prefix of the hashed text that seeds one trial; changing it changes every estimate."""
@@ -376,6 +378,37 @@ def _add_ranges(a: Iterable[tuple[int, int]], b: Iterable[tuple[int, int]]) -> t
         else:
             out.append((lo, hi))
     return tuple(out)
+
+
+class TrialTooSlow(Exception):
+    """A trial run while :func:`probing` went past its engine's probe budget and was abandoned."""
+
+
+_PROBING: ContextVar[bool] = ContextVar("probing", default=False)
+
+
+@contextmanager
+def probing() -> Iterator[None]:
+    """Trials run inside may raise :class:`TrialTooSlow` instead of doing much work.
+
+    The page's own engine worker answers the reader's changes, and one long
+    trial there would hold them up: it runs a run's first trial as a probe,
+    and a trial that would take long goes to an extra worker instead. Each
+    engine decides what "much" is, in a count of its own work rather than a
+    clock (AT Gold: :data:`engine.atg.widgets.PROBE_WORK`), so the same trial
+    is abandoned or not on every machine. An abandoned trial adds nothing to
+    the tally: run again elsewhere, in full, it gives what it always gives.
+    """
+    token = _PROBING.set(True)
+    try:
+        yield
+    finally:
+        _PROBING.reset(token)
+
+
+def is_probing() -> bool:
+    """Whether trials now run as a probe (see :func:`probing`)."""
+    return _PROBING.get()
 
 
 def run_chunk(trial: Trial, inputs: Mapping[str, Any], seed: int, first: int, count: int,

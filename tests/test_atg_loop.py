@@ -443,6 +443,49 @@ def test_retreat_direction_opposite_the_attack():
     assert retreat_side((0,), enterable=(True,) * 3 + (False, False, True)) == 2
 
 
+def test_the_defence_never_retreats_towards_a_side_an_attacker_came_from():
+    """Attacked from two opposite sides, the mean direction of attack is nil: the retreat side is the
+    nearest open one, never side 0 or 3 where the attackers stand."""
+    s = _setup([Unit("Shove", 2, side=0), Unit("Shove", 2, side=3)], [Unit("Soft", 4)])
+    o = fight(s, Rules(), random.Random(44))
+    assert o.ending == "attacker_won" and o.hex_taken
+    assert o.retreat_side == 1
+
+
+@pytest.mark.parametrize("costs, side", [((10, 10, 10, 100, 10, 10), 3), ((10, 10, 10, 101, 10, 10), 2),
+                                         ((10, 10, 101, 101, 10, 10), 4)])
+def test_the_defence_retreats_only_into_a_hex_100_action_points_could_enter(costs, side):
+    s = _setup([Unit("Shove", 3)], [Unit("Soft", 2)], retreat_costs=costs)
+    o = fight(s, Rules(), random.Random(45))
+    assert o.hex_taken and o.retreat_side == side
+
+
+CLOSED = (10, 150, 150, 150, 150, 150)
+"""The attacker comes over side 0; every other hex around costs more than 100 action points."""
+
+
+def test_defenders_with_no_side_open_are_lost_with_the_hex():
+    s = _setup([Unit("Shove", 3)], [Unit("Soft", 4)], retreat_costs=CLOSED)
+    o = fight(s, Rules(), random.Random(46))
+    assert o.hex_taken and o.retreat_side is None
+    assert o.defender.trapped == 4 and o.defender.casualties == {"Soft": 4} and o.defender.survivors == {"Soft": 0}
+    literal = fight(s, Rules(trapped_defenders="not_modelled"), random.Random(46))
+    assert literal.retreat_side is None and literal.defender.trapped == 0 and literal.defender.survivors == {"Soft": 4}
+    opened = fight(replace(s, retreat_costs=(10,) * 6), Rules(), random.Random(46))
+    assert opened.retreat_side == 3 and opened.defender.trapped == 0
+
+
+def test_a_defending_unit_with_no_side_open_never_withdraws_in_order():
+    """Its standing order says withdraw at the first loss; with no way out it stays (and its panic test
+    doubles its morale), while the same unit with a side open withdraws."""
+    dfd = [Unit("Soft", 6, retreat_order=0)]
+    shut = fight(_setup([Unit("Sure", 1)], dfd, retreat_costs=CLOSED), Rules(panic_chance=F(0)), random.Random(47),
+                 record=True)
+    open_ = fight(_setup([Unit("Sure", 1)], dfd), Rules(panic_chance=F(0)), random.Random(47), record=True)
+    assert _notes(open_, "orderly retreat") and not _notes(shut, "orderly retreat")
+    assert shut.defender.withdrawals == 0 and open_.defender.withdrawals == 1
+
+
 # A 40-against-40 land battle: every ending is one of the three ---------------------------------------------------------------------
 
 def test_forty_against_forty():

@@ -9,7 +9,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine import api, widgets
+from engine import api, montecarlo, widgets
 from engine.montecarlo import Tally
 from engine.schema import Group, jsonable
 
@@ -272,3 +272,22 @@ def test_ocs_check_and_compute_give_the_same_error():
     with pytest.raises(Exception) as exc:
         _analysis(widgets.get("ocs.combat").inputs.validate(bad))
     assert answer["error"]["message"] == str(exc.value)
+
+
+BIG_ROWS = [{"type": "Infantry", "count": 100}] * 8 + [{"type": "Tank", "count": 100}] * 8
+
+
+def test_a_probe_gives_up_a_long_trial_and_keeps_a_short_one_as_it_is():
+    """The page's own engine probes a run's first trial (pool.js): the largest AT Gold battle is
+    abandoned as slow, counted in work rather than time; a usual battle gives the tally it always gives."""
+    big = {"combat": "land", "attackers": BIG_ROWS, "defenders": [dict(u, entrenchment=30) for u in BIG_ROWS]}
+    request = {"op": "estimate", "widget": "atg.battle", "seed": 3, "first": 0, "count": 1}
+    slow = api.handle_message({**request, "inputs": big, "probe": True})
+    assert slow["error"]["type"] == "Slow" and "tally" not in slow
+    for inputs in ({}, {"combat": "land"}):
+        probed = api.handle_message({**request, "inputs": inputs, "probe": True})
+        plain = api.handle_message({**request, "inputs": inputs})
+        assert "error" not in probed and probed["tally"] == plain["tally"]
+    two = api.handle_message({**request, "inputs": {}, "count": 2, "probe": True})
+    assert two["error"]["field"] == "probe"
+    assert not montecarlo.is_probing()  # the probe ends with its request, even a refused one

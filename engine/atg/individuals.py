@@ -23,7 +23,8 @@ from typing import Final
 from .setup import UnitState
 from .units import UnitType
 
-__all__ = ["Individual", "IN", "RETREATING", "RETREATED", "PINNED_DOWN", "KILLED", "CAPITULATED", "DESTROYED",
+__all__ = ["Individual", "IN", "RETREATING", "RETREATED", "PINNED_DOWN", "KILLED", "CAPITULATED", "TRAPPED",
+           "DESTROYED",
            "CARRIED", "LOST", "merge", "HIT", "ORDERLY", "PANIC", "MISSION"]
 
 IN: Final = "in"
@@ -37,11 +38,14 @@ PINNED_DOWN: Final = "pinned down"
 defender under air attack): it stays in its hex, cannot fire and cannot be targeted again."""
 KILLED: Final = "killed"
 CAPITULATED: Final = "capitulated"
+TRAPPED: Final = "trapped"
+"""A defender still alive when the attacker took the hex with no side open to retreat through: lost with
+the hex (setting ``trapped_defenders``)."""
 DESTROYED: Final = "destroyed"
 """Used up (auto-destroy)."""
 CARRIED: Final = "carried"
 """Cargo still in its transport aircraft."""
-LOST: Final = frozenset({KILLED, CAPITULATED, DESTROYED})
+LOST: Final = frozenset({KILLED, CAPITULATED, TRAPPED, DESTROYED})
 """Statuses that count as casualties."""
 
 HIT: Final = "hit"

@@ -32,7 +32,7 @@ from typing import Any
 
 from . import endings, parts
 from .attack import LOGGED_ATTACKS, attack, attack_points
-from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC,
+from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge)
 from .interception import Decision, intercepts
 from .rules import Rules, as_floats, concentric_values
@@ -97,6 +97,8 @@ class SideTally:
     withdrawals: int
     """Units that withdrew in order (retreat standing order)."""
     capitulated: int
+    trapped: int
+    """Defenders lost with the hex, having no side to retreat through."""
     broke_through: int
     experience: float
     """Experience points gained by the side's individuals in combat and for missions."""
@@ -153,10 +155,11 @@ class Outcome:
         return out
 
 
-def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = False) -> Outcome:
-    """Play one battle to its end."""
+def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = False,
+          work_limit: int = WORK_LIMIT) -> Outcome:
+    """Play one battle to its end, or raise :class:`BattleTooBig` past ``work_limit`` (see :data:`WORK_LIMIT`)."""
     setup.check()
-    b = Battle(setup, rules, rng, record)
+    b = Battle(setup, rules, rng, record, work_limit)
     b.run()
     return b.outcome()
 
@@ -164,7 +167,8 @@ def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = Fals
 class Battle:
     """The mutable state of one battle: individuals, the round, the running factors and the log."""
 
-    def __init__(self, setup: Setup, rules: Rules, rng: random.Random, record: bool) -> None:
+    def __init__(self, setup: Setup, rules: Rules, rng: random.Random, record: bool,
+                 work_limit: int = WORK_LIMIT) -> None:
         self.setup = setup
         self.rules = rules
         self.f = as_floats(rules)
@@ -173,6 +177,10 @@ class Battle:
         self.events: list[dict[str, Any]] = []
         self.work = 0
         """Work done so far (individuals looked over in target searches, plus attacks): see WORK_LIMIT."""
+        self.work_limit = work_limit
+        self.retreat_open = setup.retreat_open()
+        self.defence_may_retreat = any(self.retreat_open)
+        """A defending unit has an avenue of retreat only if some side around the hex is open."""
         self.attacks_made = 0
         self.unlogged = 0
         """Attacks of this round past LOGGED_ATTACKS, counted but not described."""
@@ -224,7 +232,7 @@ class Battle:
         info = UnitInfo(unit, label, unit.count, float(unit.global_modifier), staff,
                         parts.weighted_factor(float(unit.state.supply), f["supply_weight"]),
                         float(unit.people_modifier), float(unit.against_people), unit.crosses_river,
-                        unit.can_retreat, unit.retreat_order, outside)
+                        unit.can_retreat and (side == 0 or self.defence_may_retreat), unit.retreat_order, outside)
         self.units[side].append(info)
         cargo = unit.cargo and side == 0 and self.combat in ("paradrop", "airlift")
         for i in range(unit.count):
@@ -420,7 +428,7 @@ class Battle:
         ok = self.targetable
         enemy = self.people[1 - a.side]
         self.work += len(enemy) + 1
-        if self.work > WORK_LIMIT:
+        if self.work > self.work_limit:
             raise BattleTooBig(self.round, self.attacks_made)
         candidates = [x for x in enemy
                       if (x.status == IN or (x.status == RETREATING and x.kind != HIT)) and ok(a, x)]
@@ -715,7 +723,9 @@ class Battle:
         card = s.card and hex_taken
         retreat = None
         if hex_taken:
-            retreat = endings.retreat_side(tuple(sorted({u.side for u in s.attackers})))
+            retreat = endings.retreat_side(tuple(sorted({u.side for u in s.attackers})), self.retreat_open)
+            if retreat is None and self.rules.trapped_defenders == "lost":
+                self._trap_defenders()
         merged = tuple(MergedUnit(side, u.label, u.unit.type, n, merge(alive, u.unit.state.supply))
                        for side in (0, 1) for u in self.units[side]
                        for alive in [[p for p in u.members if p.status not in LOST]] for n in [len(alive)])
@@ -725,6 +735,12 @@ class Battle:
         return Outcome(self.ending, self.round, self._tally(0), self._tally(1), merged, damage,
                        bool(location_destroyed), bool(bridge_destroyed), aircraft_lost, ships_lost, hex_taken, card, supply,
                        airlift_lost, retreat, inter, tuple(self.events))
+
+    def _trap_defenders(self) -> None:
+        """The hex fell with no side open: its defenders still alive cannot leave and are lost with it."""
+        trapped = [p for p in self.people[1] if p.status not in LOST and not p.outside and not p.interceptor]
+        for p in trapped:
+            p.status = TRAPPED
 
     def _mission_experience(self) -> None:
         xp = {"bombing_run": self.f["bombing_xp"], "air_recon": self.f["recon_xp"], "paradrop": self.f["transport_xp"],
@@ -757,6 +773,7 @@ class Battle:
                          panics=sum(1 for u in self.units[side] if u.panicked),
                          withdrawals=sum(1 for u in self.units[side] if u.withdrew),
                          capitulated=sum(1 for p in ps if p.status == CAPITULATED),
+                         trapped=sum(1 for p in ps if p.status == TRAPPED),
                          broke_through=sum(1 for p in ps if p.broken),
                          experience=math.fsum(p.xp_gained for p in ps))
 

@@ -163,6 +163,14 @@ class Rules:
                                  "lone defender can panic into a standoff. We read it the way the game plays: a "
                                  "unit may panic once the percent it has lost exceeds its morale (the same as the "
                                  "percent remaining below 100 minus morale).")
+    trapped_defenders: str = setting(
+        "lost", help="What becomes of defenders still in the hex when it falls with no side open to retreat.",
+        choices=("lost", "not_modelled"),
+        labels={"lost": "lost with the hex", "not_modelled": "left as they are (the page says no more)"},
+        section=_RETREAT,
+        assumed="The page says the survivors of the losing side retreat unless no retreat is possible, and "
+        "stops there. The attacker now holds the hex, so they cannot stay: we count them lost with it. The "
+        "other choice leaves them counted as survivors, as the words alone would.")
     no_retreat_morale_factor: Fraction = setting(Fraction(2), help="Morale multiplier in the panic test for a unit "
                                                  "with no way out.", minimum=0, maximum=10, section=_RETREAT,
                                                  assumed="The page says morale is doubled.")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Final, Literal, TypeAlias
 
+from .endings import may_retreat_into
 from .units import LANDSCAPES, ROSTER, UnitType, UnknownUnitTypeError
 
 __all__ = ["CombatType", "COMBAT_TYPES", "AIR_MISSIONS", "BOMBARDMENTS", "TAKES_HEX", "UnitState", "Unit", "Interceptor", "AASupport", "Setup",
@@ -147,6 +148,8 @@ class Setup:
     """Attacking stack points remembered from earlier battles in the hex (rulevar 859)."""
     air_supply: int = 0
     """Supply points carried by an air supply mission."""
+    retreat_costs: tuple[int, ...] = (10,) * 6
+    """Action points a defender needs to enter the hex beyond each side, 0 to 5 (over 100: no retreat there)."""
     roster: Mapping[str, UnitType] = field(default_factory=lambda: ROSTER)
 
     def type_of(self, unit: Unit) -> UnitType:
@@ -158,6 +161,17 @@ class Setup:
     def sides_of_attack(self, units: tuple[Unit, ...] | None = None) -> int:
         """Distinct hex sides the (given) attacking units come from."""
         return len({u.side for u in (self.attackers if units is None else units)})
+
+    def retreat_open(self) -> tuple[bool, ...]:
+        """For each hex side, whether the defenders may retreat through it: never towards a side an attacker
+        came from (airborne attackers hold no side), never into a hex 100 action points could not enter.
+
+        >>> Setup(attackers=(Unit("Infantry", 2, side=1),), defenders=(), retreat_costs=(10, 10, 10, 10, 150, 10)
+        ...       ).retreat_open()
+        (True, False, True, True, False, True)
+        """
+        held = {u.side for u in self.attackers if self.type_of(u).theatre != "air"}
+        return tuple(s not in held and may_retreat_into(cost) for s, cost in enumerate(self.retreat_costs))
 
     def hq_count(self, units: tuple[Unit, ...] | None = None) -> int:
         return len({u.hq for u in (self.attackers if units is None else units)})
@@ -172,3 +186,5 @@ class Setup:
                 raise SetupError(f"{u.type}: a count cannot be negative")
             if not 0 <= u.side <= 5:
                 raise SetupError(f"{u.type}: a hex side is 0 to 5")
+        if len(self.retreat_costs) != 6 or any(c < 0 for c in self.retreat_costs):
+            raise SetupError("the hexes around take six costs of 0 or more action points")

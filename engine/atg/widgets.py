@@ -405,6 +405,11 @@ BATTLE_INPUTS: Final = Group("inputs", "", fields=(
     Integer("stationed_ships", "Ships in the port (lost if it falls or is destroyed).", 0, minimum=0, maximum=1000,
             label="Ships in port"),
     Boolean("card", "A card or event is tied to the hex.", False, label="Card on the hex"),
+    Group("around", "The hexes around the defended one: action points a defender needs to enter the hex beyond "
+          "each side (the sides are numbered as the attackers' are). Over 100 closes that way; so does a side "
+          "an attacker comes from.", label="Hexes around", fields=tuple(
+              Integer(f"side_{k}", f"Action points to enter the hex beyond side {k}.", 10, minimum=0,
+                      maximum=1000, label=f"Side {k}") for k in range(6))),
     Integer("remembered_stack", "Attacking stack points remembered from earlier battles in the hex this turn "
             "(counted only with the remembered battlestack rule on).", 0, minimum=0, maximum=10000,
             label="Remembered stack"),
@@ -463,6 +468,7 @@ def battle_setup(v: Mapping[str, Any]) -> Setup:
                  location_structure=v["location_structure"], sea=v["sea"], airfield=v["airfield"],
                  stationed_aircraft=v["stationed_aircraft"], port=v["port"], stationed_ships=v["stationed_ships"],
                  card=v["card"], remembered_stack=v["remembered_stack"], air_supply=v["air_supply"],
+                 retreat_costs=tuple(v["around"][f"side_{k}"] for k in range(6)),
                  interceptors=inter, aa_support=aa, roster=roster_from(v["unit_types"]))
 
 
@@ -482,11 +488,20 @@ def battle_render(res: Mapping[str, Any]) -> str:
     return present.figures(figs) + present.assumptions(res["assumptions"])
 
 
+PROBE_WORK = 100_000
+"""Most work (as :data:`engine.atg.loop.WORK_LIMIT` counts it) a trial may do as a probe on the page's own
+engine (:func:`engine.montecarlo.probing`): some 20 ms of CPython. The 40 against 40 battle on land needs
+about 10,000; the largest of the page's unit types, millions."""
+
+
 def _play(setup: Setup, rules: Rules, rng: random.Random, record: bool) -> Outcome:
     """One battle, or an InputError that says what to change when it is too big to play here."""
+    probe = montecarlo.is_probing()
     try:
-        return fight(setup, rules, rng, record=record)
+        return fight(setup, rules, rng, record=record, work_limit=PROBE_WORK if probe else WORK_LIMIT)
     except BattleTooBig as e:
+        if probe:
+            raise montecarlo.TrialTooSlow from None
         raise InputError("attackers", f"{e}; use fewer or smaller units, unit types with fewer attacks a round, "
                          "or fewer action points (a battle may look over at most "
                          f"{WORK_LIMIT:,} targets in all)") from None
@@ -499,7 +514,8 @@ def battle_sample(v: Mapping[str, Any], seed: int) -> dict[str, Any]:
             "attacker": {"casualties": dict(o.attacker.casualties), "survivors": dict(o.attacker.survivors),
                          "panics": o.attacker.panics, "experience": round(o.attacker.experience, 3)},
             "defender": {"casualties": dict(o.defender.casualties), "survivors": dict(o.defender.survivors),
-                         "panics": o.defender.panics, "experience": round(o.defender.experience, 3)},
+                         "panics": o.defender.panics, "experience": round(o.defender.experience, 3),
+                         "trapped": o.defender.trapped},
             "interceptions": list(o.interceptions),
             "end": {"structural_damage": round(o.structural_damage, 3), "location_destroyed": o.location_destroyed,
                     "bridge_destroyed": o.bridge_destroyed, "aircraft_lost": o.aircraft_lost,
@@ -540,6 +556,10 @@ def battle_render_sample(res: Mapping[str, Any]) -> str:
         after.append("the card on the hex is played")
     if end["retreat_side"] is not None:
         after.append(f"survivors of the defence retreat through hex side {end['retreat_side']}")
+    elif end.get("hex_taken"):
+        trapped = res["defender"].get("trapped", 0)
+        after.append("no side is open to retreat through" + (f": the {trapped} defenders still there are lost "
+                                                              "with the hex" if trapped else ""))
     return (present.figures(figs) + inter + narrate(res["events"])
             + present.section("After the battle", present.steps(after, ordered=False)))
 

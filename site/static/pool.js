@@ -254,10 +254,14 @@ class SharedRun {
     if (this.ended || w.block) return;
     if (w.link === this.pool.main && this.mainKeptFree()) return;
     let block = this.queue.shift();
-    if (block && w.link === this.pool.main && !this.probed && block.count > 1) {
-      // The main worker's first block is one trial: what it costs decides whether it takes more.
+    let probe = false;
+    if (block && w.link === this.pool.main && !this.probed) {
+      // The main worker's first block is one trial, as a probe: what it costs decides whether it takes
+      // more, and a trial that would take long is abandoned by the engine at once (error "Slow") rather
+      // than holding up the reader's changes; it goes to an extra worker instead.
       this.probed = true;
-      this.queue.unshift({ first: block.first + 1, count: block.count - 1 });
+      probe = true;
+      if (block.count > 1) this.queue.unshift({ first: block.first + 1, count: block.count - 1 });
       block = { first: block.first, count: 1 };
     }
     if (!block) {
@@ -267,7 +271,7 @@ class SharedRun {
     w.block = { ...block, progress: 0, tally: null };
     const slice = w.link === this.pool.main ? { slice: MAIN_SLICE_MS } : {};
     w.block.job = w.link.job({ ...this.base, first: block.first, trials: block.count, tally: w.tally, chunk: w.chunk,
-                               partial: true, ...slice }, (p) => this.heard(w, p));
+                               partial: true, ...slice, ...(probe ? { probe } : {}) }, (p) => this.heard(w, p));
     const started = w.block;
     w.block.job.done.then((answer) => this.blockDone(w, block, answer, started));
   }
@@ -279,6 +283,13 @@ class SharedRun {
       if (answer.error.type === "WorkerLost") { // the others take its blocks over, finished ones too
         this.queue.unshift(...w.finished, block);
         this.workers = this.workers.filter((x) => x !== w);
+        for (const x of this.workers) this.next(x);
+        return;
+      }
+      if (answer.error.type === "Slow") { // the probe: its trial goes to an extra worker, which starts now
+        this.queue.unshift(block);
+        this.slow = true;
+        this.pool.startHelpers();
         for (const x of this.workers) this.next(x);
         return;
       }

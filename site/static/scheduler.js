@@ -95,7 +95,9 @@ export class Scheduler {
         partial: message.partial === true, lastProgress: this.now(),
         // A job may ask for shorter chunks (pool.js: the page's own worker, which answers the reader).
         slice: Number.isFinite(message.slice) ? Math.min(Math.max(message.slice, 1), this.sliceMs) : this.sliceMs,
-        request: { op: "estimate", widget: message.widget, inputs: message.inputs, seed: message.seed },
+        request: { op: "estimate", widget: message.widget, inputs: message.inputs, seed: message.seed,
+                   // A job of one trial may be a probe: the engine abandons it (error "Slow") if it would take long.
+                   ...(message.probe === true && trials === 1 ? { probe: true } : {}) },
       });
     } else {
       this.requests.push(message);

@@ -225,6 +225,40 @@ test("a slow trial on the main worker starts the extra worker at once and hands 
   assert.ok(r.spawned[0].jobs.length > 0);
 });
 
+test("a probe the engine abandons as slow goes to the extra worker, and the main worker runs no trial", async () => {
+  const r = rig({ size: 2, fixed: false, spawnAfterMs: 1e9, cost: { main: 400, helper1: 400 } });
+  const probes = [];
+  const ran = [];
+  const mainHandle = r.main.worker.scheduler.handle;
+  r.main.worker.scheduler.handle = (req) => {
+    if (req.op !== "estimate") return mainHandle(req);
+    if (req.probe) { // the engine gives up on the trial at once, as for the largest battles
+      probes.push([req.first, req.count]);
+      return { error: { type: "Slow", field: "", allowed: "", message: "too long" } };
+    }
+    ran.push(req.count);
+    return mainHandle(req);
+  };
+  const answer = await r.world.until(r.pool.job(request(40), () => {}).done);
+  assert.equal(answer.result.html, `<p>${sumBelow(40)}</p>`, "trial 0 was run in full by the extra worker");
+  assert.deepEqual(probes, [[0, 1]], "one probe, of the run's first trial");
+  assert.deepEqual(ran, [], "the main worker ran no trial");
+  assert.equal(r.spawned.length, 1, "the extra worker started at once");
+  assert.ok(r.main.worker.jobs[0].probe === true && r.main.worker.jobs.length === 1);
+});
+
+test("a probe the engine abandons still ends on the main worker if no extra worker ever boots", async () => {
+  const r = rig({ size: 2, fixed: false, spawnAfterMs: 1e9, boot: [Infinity], cost: { main: 40 } });
+  const mainHandle = r.main.worker.scheduler.handle;
+  r.main.worker.scheduler.handle = (req) => (req.probe
+    ? { error: { type: "Slow", field: "", allowed: "", message: "too long" } } : mainHandle(req));
+  const run = r.pool.job(request(30), () => {});
+  for (let i = 0; i < 200 && !r.spawned.length; i++) { r.world.step(); await null; }
+  r.spawned[0].onmessage({ data: { type: "failed", message: "no" } });
+  const answer = await r.world.until(run.done);
+  assert.equal(answer.result.html, `<p>${sumBelow(30)}</p>`);
+});
+
 test("an extra worker that makes a run no faster is retired, and the pool stops growing", async () => {
   // The fake world has one core: every worker's trials take the same clock's time.
   const r = rig({ size: 4, fixed: false, spawnAfterMs: 0 });
