@@ -170,6 +170,21 @@ def test_land_overstacking_by_sides():
     assert _mod(_attacks(o3)[0], "overstacking") == pytest.approx((100 / 200) ** 2)   # rulevar 859
 
 
+@pytest.mark.parametrize("kind", ["air", "artillery"])
+def test_rulevars_833_and_834_as_switches_lift_the_attackers_overstacking_penalty(kind):
+    """The stacking paragraph has 833 (air) and 834 (artillery) let the attacker exceed its own maximum;
+    the maxima themselves are numbers of the overstacking paragraph (835 for air, 834 for artillery)."""
+    big = (_type("Big", "air", "air", attack={"soft": 1}, hp=1_000_000, stack=150) if kind == "air"
+           else _type("Big", attack={"soft": 1}, hp=1_000_000, stack=150, artillery_range=3))
+    combat = "airstrike" if kind == "air" else "artillery"
+    s = _setup([Unit("Big", 1)], [Unit("Dummy", 1)], combat=combat, roster=_roster(big, DUMMY))
+    plain = _attacks(fight(s, Rules(counterattacks_off=True), random.Random(9), record=True))[0]
+    assert _mod(plain, "overstacking") == pytest.approx((100 / 150) ** 2)
+    switch = {"air": "air_may_overstack", "artillery": "artillery_may_overstack"}[kind]
+    lifted = _attacks(fight(s, Rules(counterattacks_off=True, **{switch: True}), random.Random(9), record=True))[0]
+    assert _mod(lifted, "overstacking") == 1.0
+
+
 def test_overstacked_defender_has_fewer_hit_points():
     crowd = _type("Crowd", attack={}, hp=1_000_000, stack=200)
     s = _setup([Unit("Weak", 1)], [Unit("Crowd", 1)], roster=_roster(WEAK, crowd))
@@ -391,6 +406,29 @@ def test_interceptors_join_by_setting_range_backbench_and_fuel():
     o = fight(s, Rules(), random.Random(27), record=True)
     assert [i["joins"] for i in o.interceptions] == [True, False, False, False, False]
     assert o.defender.start["Fighter"] == 2
+
+
+def test_the_standing_order_reads_the_average_readiness_and_the_range_the_lowest():
+    """The page compares the intercept standing order with the unit's average readiness, and reads its range
+    from its lowest: a unit averaging 60 with one tired pilot at 20 still passes the order, but reaches only
+    as far as the tired one's readiness allows."""
+    from engine.atg.interception import check
+    state = UnitState(readiness=60, fuel=100)
+    near = Interceptor(Unit("Fighter", 2, state), intercept_setting=70, distance=10, lowest_readiness=20)
+    far = replace(near, distance=25)
+    fighter = ROSTER["Fighter"]
+    assert check(near, fighter, Rules()).may and check(near, fighter, Rules()).max_range == 10
+    assert not check(far, fighter, Rules()).may and "out of range" in check(far, fighter, Rules()).reason
+    assert check(replace(far, lowest_readiness=None), fighter, Rules()).may  # all alike: the range is 30
+    strict = replace(near, intercept_setting=55)  # above the lowest, not above the average
+    assert "not above average readiness 60" in check(strict, fighter, Rules()).reason
+
+
+def test_a_lowest_readiness_above_the_average_is_refused():
+    from engine.widgets import get
+    from engine.schema import InputError
+    with pytest.raises(InputError, match="lowest readiness .90. cannot be above the average .80."):
+        get("atg.battle").validate({"combat": "airstrike", "interceptors": [{"readiness": 80, "lowest_readiness": 90}]})
 
 
 def test_intercept_failure_drawn_against_the_interpolated_chance():

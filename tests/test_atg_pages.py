@@ -68,7 +68,7 @@ def _notes(sample: Mapping[str, Any], event: str) -> list[dict[str, Any]]:
 def test_interception_battle() -> None:
     s = _battle("atg-intercept-battle")
     assert [i["joins"] for i in s["interceptions"]] == [True, False]
-    assert "not above readiness" in s["interceptions"][1]["reason"]
+    assert "not above average readiness" in s["interceptions"][1]["reason"]
     assert any(e["type"] == "attack" and "AA from distance" in str(e["attack_modifiers"]) for e in s["events"])
 
 

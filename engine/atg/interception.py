@@ -53,11 +53,12 @@ class Decision:
 def check(i: Interceptor, t: UnitType, rules: Rules) -> Check:
     """Every condition on one interceptor, in the page's order."""
     state = i.unit.state
-    rng_ = parts.intercept_range(float(state.readiness), float(rules.intercept_range))
+    rng_ = parts.intercept_range(float(i.range_readiness), float(rules.intercept_range))
     if not t.is_air:
         return Check(False, "not an air unit", rng_, 1.0)
     if not i.intercept_setting > state.readiness:
-        return Check(False, f"intercept setting {i.intercept_setting} is not above readiness {state.readiness}",
+        return Check(False, f"intercept setting {i.intercept_setting} is not above average readiness "
+                     f"{state.readiness}",
                      rng_, 1.0)
     if t.backbench and not i.own_airfield_targeted:
         return Check(False, "backbench aircraft intercept only over their own airfield", rng_, 1.0)

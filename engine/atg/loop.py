@@ -368,6 +368,11 @@ class Battle:
             self.stack[side] = stacks
             self.stack_max[side] = maxima
             self.stack_factor[side] = {k: parts.overstack_factor(stacks[k], maxima[k], power) for k in stacks}
+            if side == 0:  # rulevars 833 and 834 as switches: the attacker's air or artillery bears no penalty
+                if f["air_may_overstack"]:
+                    self.stack_factor[0]["air"] = 1.0
+                if f["artillery_may_overstack"]:
+                    self.stack_factor[0]["artillery"] = 1.0
 
     def _steps(self) -> None:
         for p in self.everyone:

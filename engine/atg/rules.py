@@ -131,12 +131,30 @@ class Rules:
                                   minimum=1, maximum=10000, section=_STACKING, assumed=_later("30"))
     land_stack_per_side: int = setting(50, help="Rulevar 31: attacking land stack allowed per side of attack.",
                                        minimum=0, maximum=10000, section=_STACKING, assumed=_later("31"))
-    air_stack_max: int = setting(100, help="Rulevar 833: air stack in attack without penalty.", minimum=1,
-                                 maximum=10000, section=_STACKING,
-                                 assumed=_later("833") + " The overstacking paragraph calls the air maximum 835; "
-                                 "we keep 835 for the airfield penalty.")
-    artillery_stack_max: int = setting(100, help="Rulevar 834: artillery stack in attack without penalty.", minimum=1,
-                                       maximum=10000, section=_STACKING, assumed=_later("834"))
+    air_stack_max: int = setting(100, help="Air stack in an attack on the ground without penalty (rulevar 835 "
+                                 "of the overstacking paragraph).", minimum=1, maximum=10000, section=_STACKING,
+                                 assumed="The overstacking paragraph gives the air maximum as rulevar 835, a number "
+                                 "the page also gives the airfield penalty; each meaning is its own setting here. "
+                                 "The page gives no value. " + LATER)
+    air_may_overstack: bool = setting(False, help="Rulevar 833: attacking air may exceed its stack maximum "
+                                      "without the overstacking penalty.", section=_STACKING,
+                                      assumed="The stacking paragraph has rulevar 833 switch on air exceeding its "
+                                      "own maximum in attack, and says nothing more. Since anyone may overstack "
+                                      "at the price of the penalty, we read the switch as lifting the penalty "
+                                      "for the attacker's air. Off, as we take a rule marked as newer than AT "
+                                      "classic to start.")
+    artillery_stack_max: int = setting(100, help="Artillery stack in attack without penalty (rulevar 834 of the "
+                                       "overstacking paragraph).", minimum=1, maximum=10000, section=_STACKING,
+                                       assumed="The overstacking paragraph gives the artillery maximum as rulevar "
+                                       "834; the stacking paragraph makes 834 a switch (see the next setting). "
+                                       "The page gives no value. " + LATER)
+    artillery_may_overstack: bool = setting(False, help="Rulevar 834 read as a switch: attacking artillery may "
+                                            "exceed its stack maximum without the overstacking penalty.",
+                                            section=_STACKING,
+                                            assumed="The stacking paragraph has rulevar 834 switch on artillery "
+                                            "exceeding its own maximum in attack, while the overstacking paragraph "
+                                            "makes 834 the artillery maximum itself. We keep both readings as two "
+                                            "settings; the switch, read as for air (833), starts off.")
     remember_battlestack: bool = setting(False, help="Rulevar 859: stacks of earlier battles in the hex count too.",
                                          section=_STACKING, assumed=_later("859") + " 0 means off.")
     overstack_power: Fraction = setting(Fraction(2), help="Power of maximum/stack giving the overstacking factor.",
@@ -329,7 +347,8 @@ RULES_GROUP: Final = rules_group(Rules, "rules", "Rule variables", label="Rule v
 
 RULEVAR_NUMBERS: Final[dict[str, str]] = {
     "capitulation_morale": "37", "capitulation_readiness": "301", "land_stack_max": "30",
-    "land_stack_per_side": "31", "air_stack_max": "833", "artillery_stack_max": "834",
+    "land_stack_per_side": "31", "air_stack_max": "835 (overstacking)", "air_may_overstack": "833",
+    "artillery_stack_max": "834 (overstacking)", "artillery_may_overstack": "834 (stacking)",
     "remember_battlestack": "859", "panic_chance": "70", "panic_morale_loss": "172 (page)",
     "airstrike_continues": "341", "counterattacks_off": "807", "counter_attacker_land": "101",
     "counter_defender_land": "102", "counter_attacker_other": "103", "counter_defender_other": "104",

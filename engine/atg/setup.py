@@ -107,6 +107,14 @@ class Interceptor:
     regime: int = 0
     """Which regime it belongs to (for the empty sea recon case)."""
     own_airfield_targeted: bool = False
+    lowest_readiness: int | None = None
+    """The lowest readiness among its individuals, which sets its range; None: all at the unit's readiness
+    (the unit's state gives the average, which the intercept standing order must exceed)."""
+
+    @property
+    def range_readiness(self) -> int:
+        """The readiness its intercept range is read from: its lowest."""
+        return self.unit.state.readiness if self.lowest_readiness is None else self.lowest_readiness
 
 
 @dataclass(frozen=True)

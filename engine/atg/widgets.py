@@ -359,7 +359,10 @@ _UNIT = Group("unit", "", label="Unit", fields=(
 _INTERCEPTOR = Group("interceptor", "", label="Interceptor", fields=(
     _type_field("Air unit type from the unit types list.", "Fighter"),
     Integer("count", "Individuals in the unit.", 4, minimum=0, maximum=100, label="Count"),
-    Integer("readiness", "Readiness (its lowest).", 80, minimum=0, maximum=100, label="Readiness"),
+    Integer("readiness", "Average readiness of its individuals: the intercept standing order must be above it, "
+            "and its individuals fight at it.", 80, minimum=0, maximum=100, label="Average readiness"),
+    Integer("lowest_readiness", "Readiness of its least ready individual, which sets its range (at most the "
+            "average).", 80, minimum=0, maximum=100, label="Lowest readiness"),
     Integer("intercept_setting", "Intercept standing order.", 90, minimum=0, maximum=100, label="Intercept setting"),
     Integer("distance", "Action points from its airfield to the battle.", 20, minimum=0, maximum=1000,
             label="Distance (AP)"),
@@ -442,6 +445,10 @@ use one of Infantry, Machine guns, Anti-tank gun, Tank, Artillery, Flak, Fighter
     for i, x in enumerate(v["interceptors"]):
         check_type_name(x["type"], roster, f"interceptors.{i}.type", f"interceptor row {i + 1}",
                         need="an air type", ok=lambda r: r["theatre"] == "air")
+        if x["lowest_readiness"] > x["readiness"]:
+            raise InputError(f"interceptors.{i}.lowest_readiness", f"interceptor row {i + 1}: the lowest readiness "
+                             f"({x['lowest_readiness']}) cannot be above the average ({x['readiness']})",
+                             f"0..{x['readiness']}")
     for i, x in enumerate(v["aa_support"]):
         check_type_name(x["type"], roster, f"aa_support.{i}.type", f"anti-aircraft row {i + 1}",
                         need="a type with an anti-aircraft range", ok=lambda r: r["aa_range"] > 0)
@@ -458,6 +465,7 @@ def battle_setup(v: Mapping[str, Any]) -> Setup:
                     people_modifier=u["people_modifier"], against_people=u["against_people"], cargo=u["cargo"],
                     name=u["name"])
     inter = tuple(Interceptor(Unit(i["type"], i["count"], UnitState(readiness=i["readiness"], fuel=i["fuel"])),
+                              lowest_readiness=i["lowest_readiness"],
                               intercept_setting=i["intercept_setting"], distance=i["distance"],
                               allied=i["allied"], regime=i["regime"],
                               own_airfield_targeted=i["own_airfield_targeted"]) for i in v["interceptors"])
