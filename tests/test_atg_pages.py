@@ -73,8 +73,12 @@ def test_interception_battle() -> None:
 
 
 def test_concentric_battle_loses_a_flank() -> None:
-    conc = [r["concentric"] for r in _rounds(_battle("atg-concentric-battle"))]
-    assert conc[:2] == [1.5, 1.25]
+    """What the page's text says of its seeded battle."""
+    s = _battle("atg-concentric-battle")
+    rounds = _rounds(s)
+    assert [r["concentric"] for r in rounds] == [1.5, 1.25] and [r["sides"] for r in rounds] == [3, 2]
+    assert (rounds[0]["attacker"]["lost"], rounds[0]["attacker"]["retreating"]) == (11, 13)
+    assert rounds[1]["attacker"]["fighting"] == 0 and s["ending"] == "defender_held"
 
 
 def test_panic_battle_panics() -> None:
