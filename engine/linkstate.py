@@ -171,8 +171,10 @@ def pack(data: Any) -> str:
 
 def _fail(why: str) -> InputError:
     """The whole saved state refused, in the reader's words: what happened, why, and what is shown instead."""
-    return InputError("state", f"this link's saved inputs could not be read ({why}); the widget shows the "
-                      "page's example instead", "a link state written by this site")
+    error = InputError("state", f"this link's saved inputs could not be read ({why}); the widget shows the "
+                       "page's example instead", "a link state written by this site")
+    error.why = why  # type: ignore[attr-defined]  # for callers that word the refusal for another part of a link
+    return error
 
 
 def _unb64(text: str) -> bytes:

@@ -151,6 +151,26 @@ def _number(value: Any, name: str) -> Fraction:
     return Number(name, "").coerce(value if not isinstance(value, float) else repr(value), name)
 
 
+def _threshold(value: Any, f: Figure) -> Fraction:
+    """A target's threshold: a number, or for a probability also a percentage (``"80%"``).
+
+    >>> from engine.figures import Figure
+    >>> p = Figure("win", "P(win)", lambda r: None)
+    >>> _threshold("80%", p), _threshold("4/5", p), _threshold(0.5, p)
+    (Fraction(4, 5), Fraction(4, 5), Fraction(1, 2))
+    """
+    if f.probability and isinstance(value, str) and value.strip().endswith("%"):
+        thr = _number(value.strip()[:-1].strip(), "threshold") / 100
+    else:
+        thr = _number(value, "threshold")
+        if f.probability and 1 < thr <= 100:
+            raise InputError("threshold", "give a probability as a fraction of 1 (0.8, 4/5) or a percentage (80%)",
+                             "a number from 0 to 1, or a percentage")
+    if f.probability and not 0 <= thr <= 1:
+        raise InputError("threshold", f"{shown(value)} is not a probability", "0 to 1, or 0% to 100%")
+    return thr
+
+
 def vary_points(w: widgets.Widget, values: Mapping[str, Any], spec: Any) -> tuple[str, list[Any]]:
     """The input path and the raw values of a sweep: ``{"input", "values": [...]}`` or
     ``{"input", "from", "to", "step"?}`` (step 1 by default), at most :data:`MAX_POINTS`; a choice or a yes/no
@@ -669,10 +689,7 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
     goal = _goal(goal)
     if direction not in ("least", "most"):
         raise InputError("direction", f"{shown(direction)} is not a direction", "least, most")
-    thr = _number(threshold, "threshold")
-    if f.probability and thr > 1 and thr <= 100:
-        raise InputError("threshold", "give a probability as a fraction of 1 (0.8, 4/5), not a percentage",
-                         "a number from 0 to 1")
+    thr = _threshold(threshold, f)
     values = w.validate(inputs)
     path, raw = vary_points(w, values, vary)
     order = list(range(len(raw))) if direction == "least" else list(range(len(raw)))[::-1]
@@ -843,9 +860,12 @@ def read_scenario_state(w: widgets.Widget, text: str, base: Mapping[str, Any]) -
     try:
         data = linkstate.unpack(text)
     except InputError as exc:
-        return {}, [exc]
+        why = getattr(exc, "why", exc.message)
+        return {}, [InputError("scenario", f"the link's scenario (a pinned A, a sweep or a target) could not be read "
+                               f"({why}); none is shown", "a scenario written by this site")]
     if not isinstance(data, Mapping):
-        return {}, [InputError("state", "the scenario state should be an object")]
+        return {}, [InputError("scenario", "the link's scenario could not be read (it is not one this site writes); "
+                               "none is shown", "a scenario written by this site")]
     out: dict[str, Any] = {}
     if "a" in data:
         values, errs = linkstate.apply(w.inputs, data["a"], base)
@@ -862,7 +882,7 @@ def read_scenario_state(w: widgets.Widget, text: str, base: Mapping[str, Any]) -
         ok = isinstance(t, Mapping) and t.get("figure") in {f.name for f in w.figures}
         try:
             if ok:
-                _number(t.get("threshold"), "threshold")
+                _threshold(t.get("threshold"), next(f for f in w.figures if f.name == t.get("figure")))
                 _goal(t.get("goal", "at_least"))
                 if t.get("direction", "least") not in ("least", "most"):
                     raise InputError("direction", "is not least or most")

@@ -324,7 +324,9 @@ def test_scenario_link_round_trip_and_damaged_parts():
     assert {e["field"] for e in back["rejected"]} == {"pin.hex_sides", "sweep", "target"}
     assert back["pin"]["terrain"] == "town" and "sweep" not in back and "target" not in back
     broken = ask({"op": "scenario_from_link", "widget": w.id, "state": made["state"][:-3]})
-    assert broken["rejected"][0]["field"] == "state"
+    assert broken["rejected"][0]["field"] == "scenario"
+    assert broken["rejected"][0]["message"].startswith("scenario: the link's scenario (a pinned A, a sweep or a target) "
+                                                       "could not be read (the link is cut short); none is shown")
 
 
 # Charts ---------------------------------------------------------------------------------------------------------------

@@ -2,10 +2,11 @@
 // engine, the result swapped in from the engine's own HTML, the sample roll,
 // the Monte Carlo estimate (simulation.js), the share link and the settings panel.
 
+import { ScenarioPanel } from "./scenario.js";
 import { SimulationView } from "./simulation.js";
 import * as table from "./table-editor.js";
 import { addItem, collect, fill, keyed, renumber, updateListButtons } from "./forms.js";
-import { DEFAULT_SEED, SAFE_LINK_LENGTH, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
+import { DEFAULT_SEED, SAFE_LINK_LENGTH, SCENARIO_KEY, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
 import { embedCode } from "./embed.js";
 
 const DEBOUNCE_MS = 150;
@@ -31,6 +32,7 @@ export class LiveWidget {
     this.shareInput = section.querySelector(".share-link");
     this.shareNote = null;
     this.sim = section.querySelector(".widget-sim") ? new SimulationView(section, site?.pool ?? engine) : null;
+    this.scenario = section.querySelector(".widget-scenario") ? new ScenarioPanel(this) : null;
     this.state = ""; // the engine's compact form of the inputs (see queryFor)
     this.seq = 0;
     this.link = {};
@@ -70,6 +72,7 @@ export class LiveWidget {
       return;
     }
     const action = target.dataset.action;
+    if (this.scenario?.click(action)) return;
     if (action === "add-item") { addItem(target.closest("fieldset.list"), true); this.recompute(); }
     else if (["remove-item", "duplicate-item", "move-up", "move-down"].includes(action) && table.isTable(target.closest("fieldset.list"))) {
       this.editRow(action, target);
@@ -102,6 +105,7 @@ export class LiveWidget {
       if (!b.matches(".add-item, .remove-item, [data-action=sim-stop]")) b.disabled = !live;
     }
     this.sim?.setLive(live);
+    this.scenario?.setLive(live);
   }
 
   schedule() {
@@ -221,6 +225,12 @@ export class LiveWidget {
     this.state = state ?? "";
     this.markChanged();
     this.site.publishState();
+    this.scenario?.follow();
+    this.reportRejected(rejected);
+  }
+
+  // Parts of a link that were not applied, at the widget's top, the first refused field in focus.
+  reportRejected(rejected) {
     if (rejected.length) {
       this.messages.hidden = false;
       this.messages.innerHTML = "";
@@ -234,7 +244,7 @@ export class LiveWidget {
         const ul = document.createElement("ul");
         for (const r of rejected) {
           const li = document.createElement("li");
-          li.textContent = r.message;
+          li.textContent = r.message.replace(/^scenario: /, "");
           ul.appendChild(li);
         }
         this.messages.append(p, ul);
@@ -313,7 +323,7 @@ export class LiveWidget {
   }
 
   params() {
-    return queryFor(this.instance, this.link, this.state, this.seed(), this.trials());
+    return queryFor(this.instance, this.link, this.state, this.seed(), this.trials(), this.scenario?.state ?? "");
   }
 
   updateShare() {
@@ -364,6 +374,8 @@ export class LiveWidget {
     const trials = pairs[TRIALS_KEY];
     delete pairs[TRIALS_KEY];
     if (trials !== undefined && this.sim) this.sim.trialsInput.value = trials;
+    const scenario = pairs[SCENARIO_KEY];
+    delete pairs[SCENARIO_KEY];
     const seq = ++this.seq;
     this.markPending();
     const answer = await this.engine.call({ op: "from_link", widget: this.widget, params: pairs, base: this.base });
@@ -371,6 +383,10 @@ export class LiveWidget {
     if (!answer.error) fill(this.form, answer.result.inputs);
     this.show(answer, answer.error ? [] : answer.result.rejected);
     if (!answer.error && this.seedInput) this.showRoll(await this.requestRoll(collect(this.form), this.seedInput.value), seq);
+    if (!answer.error && scenario !== undefined && this.scenario && seq === this.seq) {
+      const refused = await this.scenario.apply(scenario);
+      this.reportRejected(refused);
+    }
     // The pre-rendered estimate is the page's own state: run only for another.
     if (!answer.error && seq === this.seq && (Object.keys(this.link).length || this.seed() !== DEFAULT_SEED || this.trials() !== null)) {
       this.runSim();

@@ -3,6 +3,7 @@
 
 export const SEED_KEY = "seed";
 export const TRIALS_KEY = "trials";
+export const SCENARIO_KEY = "scenario"; // a pinned A, a sweep and a target (scenario.js), one compact state
 // A query longer than this goes into the link as the engine's compact state
 // (?instance=~1.…) instead of one parameter per input.
 export const COMPACT_OVER = 600;
@@ -27,8 +28,8 @@ export function linkParams() {
 
 // The link parameters of one widget: its inputs that differ from the page's,
 // one parameter each, or, past COMPACT_OVER characters, the engine's compact
-// state; then the seed and the number of trials when not the defaults.
-export function queryFor(instance, link, state, seed, trials) {
+// state; then the seed and the number of trials when not the defaults, and the scenario.
+export function queryFor(instance, link, state, seed, trials, scenario = "") {
   const params = new URLSearchParams();
   for (const [path, text] of Object.entries(link)) params.append(`${instance}.${path}`, text);
   if (state && params.toString().length > COMPACT_OVER) {
@@ -37,5 +38,6 @@ export function queryFor(instance, link, state, seed, trials) {
   }
   if (seed !== null && seed !== DEFAULT_SEED) params.append(`${instance}.${SEED_KEY}`, seed);
   if (trials !== null) params.append(`${instance}.${TRIALS_KEY}`, trials);
+  if (scenario) params.append(`${instance}.${SCENARIO_KEY}`, scenario);
   return params;
 }

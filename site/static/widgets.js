@@ -7,7 +7,7 @@
 // The modules: engine-client.js (the engine worker's client), forms.js,
 // links.js, calculator.js (one widget), navigation.js (the site), pool.js
 // (Monte Carlo runs over several workers), with
-// simulation.js and table-editor.js. All are imported here, though this file
+// simulation.js, scenario.js and table-editor.js. All are imported here, though this file
 // uses only the Site: the browser then fetches them all as soon as it has read
 // this one, not one level of imports after another.
 
@@ -16,6 +16,7 @@ import "./pool.js";
 import "./forms.js";
 import "./links.js";
 import "./simulation.js";
+import "./scenario.js";
 import "./table-editor.js";
 import "./calculator.js";
 import { Site } from "./navigation.js";

@@ -1,0 +1,333 @@
+// Scenarios on one widget (issue 21): pin the inputs as A and see B (the
+// form as it is) beside it with the differences; sweep one input and see each
+// figure along it as a chart; find what it takes (the least or most value of
+// that input whose figure reaches a threshold).
+//
+// Every figure, chart, table and answer is the engine's (engine/scenarios.py,
+// API ops compare, sweep, target, varies, scenario_link, scenario_from_link):
+// this module reads its controls, sends them to Python as data and shows the
+// HTML that comes back. Calculators answer in one exact call. Battles run in
+// short calls, each adding trials to what the last one returned, on an extra
+// engine worker when the page has one (the page's own answers the form), so
+// the figures stream in and Stop ends the run; the same (inputs, seed,
+// trials) give the same chart whatever the calls' sizes.
+
+import { collect } from "./forms.js";
+
+// A battle call aims at this long, so Stop and the page's other requests never wait for more.
+const CALL_MS = 200;
+const FIRST_COUNT = 4; // trials per point in a battle's first call, before its cost is known
+
+function option(value, text, selected) {
+  const o = document.createElement("option");
+  o.value = value;
+  o.textContent = text;
+  o.selected = selected;
+  return o;
+}
+
+export class ScenarioPanel {
+  // `widget`: the LiveWidget whose form, engine and link this panel shares.
+  constructor(widget) {
+    this.w = widget;
+    this.root = widget.section.querySelector(".widget-scenario");
+    const q = (s) => this.root.querySelector(s);
+    this.pinButton = q("[data-action=pin]");
+    this.unpinButton = q("[data-action=unpin]");
+    this.compareOut = q(".scenario-compare");
+    this.inputSelect = q("select.vary-input");
+    this.from = q("input.vary-from");
+    this.to = q("input.vary-to");
+    this.step = q("input.vary-step");
+    this.rangeFields = q(".vary-range");
+    this.figureSelect = q("select.target-figure");
+    this.goalSelect = q("select.target-goal");
+    this.threshold = q("input.target-threshold");
+    this.directionSelect = q("select.target-direction");
+    this.stopButton = q("[data-action=scenario-stop]");
+    this.status = q(".scenario-status");
+    this.out = q(".scenario-result");
+    this.estimator = Boolean(widget.sim);
+    this.pinned = null; // the inputs pinned as A
+    this.varies = null; // the engine's list of inputs that can vary (and the widget's figures)
+    this.shown = null; // what the result area shows: {kind: "sweep" | "target", vary, goal?}
+    this.runs = { compare: null, result: null }; // runs going on, each {stopped}
+    this.state = ""; // the scenario's compact link text (engine: scenario_link)
+    this.root.addEventListener("toggle", () => { if (this.root.open) this.loadVaries(); });
+    this.inputSelect.addEventListener("change", () => this.chooseInput());
+  }
+
+  setLive(live) {
+    if (live) this.root.hidden = false; // it needs the live engine: until that is up (or with no script), it is hidden
+    for (const el of this.root.querySelectorAll("button, select, input")) el.disabled = !live;
+    this.stopButton.disabled = !this.runs.result && !this.runs.compare;
+    this.unpinButton.hidden = !this.pinned;
+  }
+
+  // Where scenario requests go: a battle's to an extra worker if the page may have one.
+  async worker() {
+    const pool = this.w.site?.pool;
+    if (!this.estimator || !pool || pool.size === 1 || !pool.spawn) return this.w.engine;
+    pool.startHelpers();
+    const helper = pool.helpers?.[0];
+    return helper && (await helper.ready) ? helper : this.w.engine;
+  }
+
+  click(action) {
+    if (action === "pin") this.pin();
+    else if (action === "unpin") this.unpin();
+    else if (action === "sweep") this.runSweep();
+    else if (action === "target") this.runTarget();
+    else if (action === "scenario-stop") this.stop();
+    else return false;
+    return true;
+  }
+
+  // -- the inputs that can vary --
+
+  async loadVaries(keep = this.inputSelect.value) {
+    const answer = await this.w.engine.call({ op: "varies", widget: this.w.widget, inputs: collect(this.w.form) });
+    if (answer.error) return;
+    this.varies = answer.result;
+    this.inputSelect.replaceChildren(...this.varies.varies.map((v) => option(v.input, v.label, v.input === keep)));
+    if (!this.figureSelect.options.length) {
+      this.figureSelect.replaceChildren(...this.varies.figures.map((f) => option(f.name, f.label, false)));
+    }
+    if (keep !== this.inputSelect.value) this.chooseInput();
+    else this.showRange();
+  }
+
+  entry() {
+    return this.varies?.varies.find((v) => v.input === this.inputSelect.value) ?? null;
+  }
+
+  // A new input to vary: a range around its value (a choice or yes/no: all its values).
+  chooseInput() {
+    const v = this.entry();
+    if (v && (v.type === "integer" || v.type === "number")) {
+      const value = Number(v.value);
+      const low = v.minimum ?? (value >= 0 ? 0 : value - 10);
+      const high = v.maximum ?? value + 10;
+      const span = v.type === "integer" ? 5 : Math.max(1, Math.abs(value));
+      this.from.value = String(Math.max(Number(low), v.type === "integer" ? value - span : 0));
+      this.to.value = String(Math.min(Number(high), value + span));
+      this.step.value = v.type === "integer" ? "1" : String((Number(this.to.value) - Number(this.from.value)) / 10 || 1);
+    }
+    this.showRange();
+  }
+
+  showRange() {
+    const v = this.entry();
+    this.rangeFields.hidden = !v || !(v.type === "integer" || v.type === "number");
+  }
+
+  // The sweep's spec as the engine reads it: text as typed, Python checks it.
+  vary() {
+    const v = this.entry();
+    if (!v) return null;
+    if (this.rangeFields.hidden) return { input: v.input };
+    return { input: v.input, from: this.from.value.trim(), to: this.to.value.trim(), step: this.step.value.trim() || "1" };
+  }
+
+  goal() {
+    return { figure: this.figureSelect.value, threshold: this.threshold.value.trim(), goal: this.goalSelect.value,
+             direction: this.directionSelect.value };
+  }
+
+  // -- Pin as A --
+
+  pin() {
+    this.pinned = collect(this.w.form);
+    this.unpinButton.hidden = false;
+    this.pinButton.textContent = "Pin these inputs as A instead";
+    this.compare();
+    this.publish();
+  }
+
+  unpin() {
+    this.pinned = null;
+    this.end("compare");
+    this.unpinButton.hidden = true;
+    this.pinButton.textContent = "Pin as A";
+    this.compareOut.replaceChildren();
+    this.compareOut.hidden = true;
+    this.publish();
+    this.pinButton.focus();
+  }
+
+  // After every recompute of the widget: B (the form) against the pinned A.
+  compare() {
+    if (!this.pinned) return;
+    const inputs = collect(this.w.form);
+    this.compareOut.hidden = false;
+    this.stream("compare", this.compareOut, { op: "compare", pinned: this.pinned, inputs });
+  }
+
+  // After every recompute of the widget: the comparison follows the form; a sweep or an answer shown for
+  // other inputs is marked out of date (run it again to follow); the inputs that can vary follow its rows.
+  follow() {
+    this.compare();
+    if (this.shown) {
+      if (JSON.stringify(collect(this.w.form)) !== this.shown.inputs) this.out.dataset.outdated = "stale";
+      else delete this.out.dataset.outdated;
+    }
+    if (this.root.open && this.varies) this.loadVaries();
+  }
+
+  // -- Sweep and What it takes --
+
+  runSweep() {
+    const vary = this.vary();
+    if (!vary) return;
+    const inputs = collect(this.w.form);
+    this.shown = { kind: "sweep", vary, inputs: JSON.stringify(inputs) };
+    delete this.out.dataset.outdated;
+    this.stream("result", this.out, { op: "sweep", inputs, vary });
+    this.publish();
+  }
+
+  runTarget() {
+    const vary = this.vary();
+    if (!vary) return;
+    const goal = this.goal();
+    const inputs = collect(this.w.form);
+    this.shown = { kind: "target", vary, goal, inputs: JSON.stringify(inputs) };
+    delete this.out.dataset.outdated;
+    this.stream("result", this.out, { op: "target", inputs, vary, ...goal });
+    this.publish();
+  }
+
+  // Ends the runs going on (both, or one).
+  stop() {
+    this.end("compare");
+    this.end("result");
+  }
+
+  end(which) {
+    const run = this.runs[which];
+    if (run) run.stopped = true;
+    this.runs[which] = null;
+    this.stopButton.disabled = !this.runs.result && !this.runs.compare;
+  }
+
+  // One scenario request to its end: a calculator's in one call; a battle's in calls of about CALL_MS,
+  // each sending back what the last returned (tally, tallies) and showing the figures so far.
+  async stream(which, out, request) {
+    this.end(which);
+    const run = { stopped: false };
+    this.runs[which] = run;
+    const message = { widget: this.w.widget, seed: this.w.seed() ?? "1", render: true, ...request };
+    const trials = this.w.sim ? (this.w.sim.trials() ?? this.w.sim.root.dataset.trials) : null;
+    out.setAttribute("aria-busy", "true");
+    out.dataset.state = "running";
+    if (this.estimator) this.stopButton.disabled = false;
+    this.say(this.estimator ? "Running…" : "");
+    const engine = this.estimator ? await this.worker() : this.w.engine;
+    let count = FIRST_COUNT;
+    let first = 0;
+    let carried = {};
+    for (;;) {
+      if (run.stopped) break;
+      const sent = Math.max(1, Math.min(count, Number(trials) - first));
+      const batch = this.estimator ? (request.op === "target" ? { count, max_trials: Number(trials) }
+                                                               : { trials: Number(trials), first, count: sent }) : {};
+      const started = performance.now();
+      const answer = await engine.call({ ...message, ...carried, ...batch });
+      if (run.stopped) break;
+      if (answer.error) {
+        this.finish(which, run, out);
+        out.dataset.state = "failed";
+        this.say(`Not run: ${answer.error.message}.`, true);
+        return;
+      }
+      const r = answer.result;
+      out.innerHTML = r.html;
+      if (!this.estimator || r.done) {
+        this.finish(which, run, out);
+        out.dataset.state = "done";
+        this.say(this.estimator ? `Done: ${this.trialsText(r)}.` : "");
+        this.w.section.dispatchEvent(new CustomEvent("widget-scenario", { bubbles: true, detail: { which } }));
+        return;
+      }
+      this.say(`Running: ${this.trialsText(r)} so far.`);
+      carried = r.tallies !== undefined ? { tallies: r.tallies } : { tally: r.tally };
+      first = r.next ?? first + sent;
+      const took = Math.max(1, performance.now() - started);
+      count = Math.max(1, Math.min(count * 4, Math.floor(count * CALL_MS / took)));
+    }
+    this.finish(which, run, out);
+    out.dataset.state = "stopped";
+    this.say("Stopped: the figures shown are from the trials run so far.");
+  }
+
+  trialsText(r) {
+    const n = r.trials ?? Math.max(0, ...(r.points ?? []).map((p) => p.trials ?? p.figure?.trials ?? 0));
+    return `${Number(n).toLocaleString("en")} trials${r.points ? " a point" : ""}`;
+  }
+
+  finish(which, run, out) {
+    if (this.runs[which] === run) this.runs[which] = null;
+    out.removeAttribute("aria-busy");
+    this.stopButton.disabled = !this.runs.result && !this.runs.compare;
+  }
+
+  say(text, alert = false) {
+    this.status.textContent = text;
+    this.status.dataset.kind = alert ? "error" : "";
+  }
+
+  // -- the link --
+
+  // The scenario's part of the widget's link, from the engine (one compact state, as the inputs').
+  async publish() {
+    const vary = this.shown?.vary;
+    const request = { op: "scenario_link", widget: this.w.widget, base: this.w.base };
+    if (this.pinned) request.pinned = this.pinned;
+    if (vary) request.vary = vary;
+    if (this.shown?.kind === "target") request.target = this.shown.goal;
+    if (!this.pinned && !vary) this.state = "";
+    else {
+      const answer = await this.w.engine.call(request);
+      this.state = answer.error ? "" : answer.result.state;
+    }
+    this.w.site?.publishState();
+  }
+
+  // A link's scenario: what the engine could read of it is applied, and what it could not is said.
+  async apply(text) {
+    const answer = await this.w.engine.call({ op: "scenario_from_link", widget: this.w.widget, base: this.w.base,
+                                              state: text });
+    if (answer.error) return [answer.error];
+    const { pin, sweep, target, rejected } = answer.result;
+    this.root.open = true;
+    await this.loadVaries(sweep?.input);
+    if (sweep) {
+      if (![...this.inputSelect.options].some((o) => o.value === sweep.input)) {
+        this.inputSelect.append(option(sweep.input, sweep.input, true));
+      }
+      this.inputSelect.value = sweep.input;
+      if (sweep.from !== undefined) {
+        this.from.value = String(sweep.from);
+        this.to.value = String(sweep.to);
+        this.step.value = String(sweep.step ?? 1);
+      }
+      this.showRange();
+    }
+    if (target) {
+      this.figureSelect.value = target.figure;
+      this.threshold.value = String(target.threshold);
+      this.goalSelect.value = target.goal ?? "at_least";
+      this.directionSelect.value = target.direction ?? "least";
+    }
+    if (pin) {
+      this.pinned = pin;
+      this.unpinButton.hidden = false;
+      this.pinButton.textContent = "Pin these inputs as A instead";
+      this.compare();
+    }
+    if (target && sweep) this.runTarget();
+    else if (sweep) this.runSweep();
+    else this.publish();
+    return rejected;
+  }
+}

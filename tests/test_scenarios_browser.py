@@ -1,0 +1,145 @@
+"""Scenarios on the page (issue 21): Pin as A, Sweep and What it takes, in Chromium, Firefox and WebKit.
+
+Each panel shows the engine's own HTML; every expected answer here is CPython's
+(engine.scenarios) for the same inputs, seed and trials, compared after the
+browser's own serialisation. The engine side is tests/test_scenarios.py.
+"""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import parse_qs, quote, urlsplit
+
+import pytest
+from conftest import axe_violations, wait_until
+from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401
+
+from engine import linkstate, scenarios, widgets
+
+pytestmark = pytest.mark.browser
+
+SG_PAGE, SG = "small-general/combat-table.html", "sg-combat"
+BATTLE_PAGE, BATTLE = "sgs/panic-rout-and-pursuit.html", "sgs-battle"
+BATTLE_TRIALS = 40
+"""Battles a point: enough to stream over several calls, few enough for the slowest browser."""
+
+OPEN = "(s) => { const d = document.querySelector(s + ' .widget-scenario'); d.open = true; d.dispatchEvent(new Event('toggle')); }"
+CLICK = "(s) => document.querySelector(s).click()"
+SET = """(s, value) => { const c = document.querySelector(s); c.value = value;
+    c.dispatchEvent(new Event('change', {bubbles: true})); }"""
+HAS_OPTION = "(s, value) => [...document.querySelectorAll(s + ' option')].some((o) => o.value === value)"
+DONE = "(s) => document.querySelector(s + ' .scenario-result').dataset.state === 'done'"
+
+
+def panel(instance: str, part: str) -> str:
+    return f"#{instance} .widget-scenario {part}"
+
+
+def vary(driver, instance: str, path: str, start: str | None = None, stop: str | None = None) -> None:
+    """Choose the input to vary (and its range) as a reader does."""
+    driver.wait(HAS_OPTION, panel(instance, "select.vary-input"), path, timeout=30)
+    driver.call(SET, panel(instance, "select.vary-input"), path)
+    if start is not None:
+        driver.call(SET, panel(instance, "input.vary-from"), start)
+        driver.call(SET, panel(instance, "input.vary-to"), stop)
+        driver.call(SET, panel(instance, "input.vary-step"), "1")
+
+
+def scenario_link(driver, instance: str, ready, timeout: float = 10) -> str:
+    """The page's address once its scenario part (unpacked) is ``ready``: the link is written a moment
+    after each change."""
+    deadline = time.monotonic() + timeout
+    while True:
+        href = driver.call("() => location.href")
+        text = parse_qs(urlsplit(href).query).get(f"{instance}.scenario", [None])[0]
+        if text is not None and ready(linkstate.unpack(text)):
+            return href
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the link never held the scenario: {href}")
+        time.sleep(0.1)
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_pin_compare_sweep_and_target_show_cpythons_answers_and_travel_in_the_link(driver, site_url):
+    open_live(driver, site_url + SG_PAGE)
+    w = widgets.get("small_general.combat")
+    base = base_inputs(driver, SG)
+    a = w.validate(base)
+    driver.call(OPEN, f"#{SG}")
+    driver.call(CLICK, panel(SG, "[data-action=pin]"))
+    driver.call(SET, f"#{SG}--hex_sides", "3")
+    b = w.validate({**base, "hex_sides": 3})
+    shows(driver, panel(SG, ".scenario-compare"), scenarios.compare(w.id, a, b, render=True)["html"],
+          "B against the pinned A")
+    vary(driver, SG, "terrain")
+    driver.call(CLICK, panel(SG, "[data-action=sweep]"))
+    shows(driver, panel(SG, ".scenario-result"),
+          scenarios.sweep(w.id, b, {"input": "terrain"}, render=True)["html"], "the sweep over terrain")
+    vary(driver, SG, "attacker.attack_value", "1", "8")
+    driver.call(SET, panel(SG, "select.target-figure"), "defender_retreats")
+    driver.call(SET, panel(SG, "input.target-threshold"), "20%")
+    driver.call(CLICK, panel(SG, "[data-action=target]"))
+    spec = {"input": "attacker.attack_value", "from": "1", "to": "8", "step": "1"}
+    answer = scenarios.target(w.id, b, "defender_retreats", "20%", spec, render=True)
+    shows(driver, panel(SG, ".scenario-result"), answer["html"], "what it takes")
+    assert answer["found"] is not None  # a real answer, not "no value reaches it"
+    # The pinned A, the range and the target are in the link: opened afresh, the page shows them again.
+    link = scenario_link(driver, SG, lambda state: "t" in state and "a" in state)
+    open_live(driver, link)
+    shows(driver, panel(SG, ".scenario-compare"), scenarios.compare(w.id, a, b, render=True)["html"],
+          "the pinned A from the link")
+    shows(driver, panel(SG, ".scenario-result"), answer["html"], "the target from the link")
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_url):
+    w = widgets.get("sgs.battle")
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
+    inputs = w.validate(base_inputs(driver, BATTLE))
+    driver.call(OPEN, f"#{BATTLE}")
+    vary(driver, BATTLE, "attacker.units.0.count", "1", "3")
+    driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
+    spec = {"input": "attacker.units.0.count", "from": "1", "to": "3", "step": "1"}
+    expected = scenarios.sweep(w.id, inputs, spec, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
+    driver.wait(DONE, f"#{BATTLE}", timeout=120)
+    shows(driver, panel(BATTLE, ".scenario-result"), expected, "the battle sweep, however its calls were cut")
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == f"Done: {BATTLE_TRIALS} trials a point.", status
+    # A long run (20,000 battles a point; the trials box set without starting a run of its own), stopped:
+    # it says so and keeps what it had.
+    driver.call("(s) => { document.querySelector(s).value = '20000'; }", f"#{BATTLE} input.sim-trials")
+    driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
+    driver.wait("(s) => document.querySelector(s).textContent.startsWith('Running: ')", panel(BATTLE, ".scenario-status"),
+                timeout=60)
+    driver.call(CLICK, panel(BATTLE, "[data-action=scenario-stop]"))
+    driver.wait("(s) => document.querySelector(s + ' .scenario-result').dataset.state === 'stopped'", f"#{BATTLE}",
+                timeout=30)
+    assert driver.errors() == []
+
+
+def test_a_damaged_scenario_link_is_said_at_the_widgets_top_and_the_panel_is_accessible(guarded_page, site_url):
+    page = guarded_page
+    w = widgets.get("small_general.combat")
+    bad_pin = linkstate.pack({"a": {"hex_sides": 99}, "s": {"input": "nope"}})
+    for state, words in (("~1.zAAAA", "the link's scenario (a pinned A, a sweep or a target) could not be read"),
+                         (bad_pin, "hex_sides")):
+        page.goto(site_url + f"{SG_PAGE}?{SG}.scenario={quote(state, safe='~.')}&{SG}.hex_sides=2#{SG}")
+        wait_until(page, "() => document.documentElement.dataset.widgetsLive === location.pathname", timeout=60_000)
+        wait_until(page, "(s) => !document.querySelector(s).hidden", f"#{SG} .widget-messages")
+        text = page.text_content(f"#{SG} .widget-messages")
+        assert "Part of the link was not applied" in text and words in text, text
+        assert page.input_value(f"#{SG}--hex_sides") == "2"  # the rest of the link was applied
+        base = page.evaluate("(s) => JSON.parse(document.querySelector(s).textContent)", f"#{SG} script.widget-base")
+        expected = w.render(w.run(w.validate({**base, "hex_sides": 2})))
+        wait_until(page, "([s, h]) => { const t = document.createElement('template'); t.innerHTML = h; "
+                   "return document.querySelector(s).innerHTML === t.innerHTML; }", [f"#{SG} .widget-result", expected])
+    page.evaluate(OPEN, f"#{SG}")
+    page.click(panel(SG, "[data-action=pin]"))
+    page.fill(panel(SG, "input.target-threshold"), "50%")
+    wait_until(page, "([s, v]) => [...document.querySelectorAll(s + ' option')].some((o) => o.value === v)",
+               [panel(SG, "select.vary-input"), "hex_sides"])
+    page.select_option(panel(SG, "select.vary-input"), "hex_sides")
+    page.click(panel(SG, "[data-action=sweep]"))
+    wait_until(page, "(s) => document.querySelector(s + ' .scenario-result').dataset.state === 'done'", f"#{SG}")
+    assert axe_violations(page, f"#{SG} .widget-scenario") == []
