@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from engine import __version__ as ENGINE_VERSION  # noqa: E402
-from engine import exhibits, schema, widgets  # noqa: E402
+from engine import exhibits, scenarios, schema, widgets  # noqa: E402
 from engine.settings import sections as settings_sections  # noqa: E402
 from engine.api import html_digest  # noqa: E402
 
@@ -176,6 +176,8 @@ class Page:
     html: str = ""
     toc: list[dict[str, Any]] = field(default_factory=list)
     widgets: list[dict[str, Any]] = field(default_factory=list)
+    sweeps: list[dict[str, Any]] = field(default_factory=list)
+    """The teaching charts (::: sweep) as built: widget, caption, inputs, vary, figures (tests read them)."""
 
     @property
     def url(self) -> str:
@@ -232,15 +234,20 @@ def collect_pages(config: Config) -> list[Page]:
 
 # Widgets in Markdown ------------------------------------------------------
 
-BLOCK_START = re.compile(r"^::: *(widget|exhibit) +(\S+)(?: +#([a-z][a-z0-9-]*))?(?: +(\S.*?))? *$")
+BLOCK_START = re.compile(r"^::: *(widget|exhibit|sweep) +(\S+)(?: +#([a-z][a-z0-9-]*))?(?: +(\S.*?))? *$")
 EXAMPLE_START = re.compile(r"^::: *example +(.+?) *$")
 PAIR = re.compile(r"^([A-Za-z0-9_.]+) *: *(.*)$")
+
+
+SWEEP_KEYS = ("vary", "from", "to", "step", "values", "figures", "trials", "seed")
+"""Lines of a ``::: sweep`` block that describe the sweep; the rest are inputs."""
 
 
 def parse_block(lines: list[str], where: str) -> tuple[str, str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]:
     """Parse the lines of one block (without the closing ``:::``).
 
-    The first line is ``::: widget ID #instance Optional title`` or ``::: exhibit ID``.
+    The first line is ``::: widget ID #instance Optional title``, ``::: exhibit ID`` or
+    ``::: sweep ID Caption`` (a teaching chart: :meth:`WidgetRenderer.render_sweep`).
     """
     m = BLOCK_START.match(lines[0])
     if not m:
@@ -376,7 +383,64 @@ class WidgetRenderer:
             except LookupError as exc:
                 raise BuildError(f"{where}: {exc}") from None
             return scroll_wrap(html, exhibit_label(ident, html))
+        if kind == "sweep":
+            if instance or examples:
+                raise BuildError(f"{where}: a sweep takes no #instance and no examples: '::: sweep WIDGET Caption'")
+            return self.render_sweep(ident, title, pairs)
         return self.render_widget(ident, instance, title, pairs, examples)
+
+    def render_sweep(self, widget_id: str, caption: str, pairs: dict[str, str]) -> str:
+        """A teaching chart: each figure of a widget along one input, computed here by the engine's sweep
+        (engine.scenarios) and drawn as its SVG with the data table, so it reads with JavaScript off.
+
+        The block's lines: ``vary: PATH`` and either ``from``/``to`` (``step``) or ``values: [JSON list]``
+        (a choice alone sweeps every choice); ``figures: name, name`` (default all); for a battle ``trials``
+        and ``seed``; every other line is an input, ``path: value``, as in a widget block.
+        """
+        where = str(self.page.source)
+        try:
+            w = widgets.get(widget_id)
+        except widgets.UnknownWidgetError as exc:
+            raise BuildError(f"{where}: {exc}") from None
+        if not caption:
+            raise BuildError(f"{where}: a sweep needs a caption ('::: sweep {widget_id} What it shows')")
+        spec = {k: pairs.pop(k) for k in SWEEP_KEYS if k in pairs}
+        if "vary" not in spec:
+            raise BuildError(f"{where}: sweep {caption!r}: name the input to vary ('vary: path')")
+        vary: dict[str, Any] = {"input": spec["vary"]}
+        for key in ("from", "to", "step"):
+            if key in spec:
+                vary[key] = spec[key]
+        if "values" in spec:
+            try:
+                vary["values"] = json.loads(spec["values"])
+            except ValueError:
+                raise BuildError(f"{where}: sweep {caption!r}: values must be a JSON list") from None
+        figures = [f.strip() for f in spec["figures"].split(",")] if "figures" in spec else None
+        inputs = self._state(w, pairs, None, f"sweep {caption!r}")
+        kw: dict[str, Any] = {}
+        if w.trial is not None:
+            try:
+                kw = {"trials": int(spec.get("trials", w.trials)), "seed": int(spec.get("seed", DEFAULT_SEED))}
+            except ValueError:
+                raise BuildError(f"{where}: sweep {caption!r}: trials and seed are whole numbers") from None
+        elif "trials" in spec or "seed" in spec:
+            raise BuildError(f"{where}: sweep {caption!r}: {widget_id} is exact; it takes no trials or seed")
+        try:
+            answer = scenarios.sweep(w.id, inputs, vary, figures=figures, **kw)
+        except schema.InputError as exc:
+            raise BuildError(f"{where}: sweep {caption!r}: {exc}") from None
+        bad = [p for p in answer["points"] if "error" in p]
+        if bad:
+            raise BuildError(f"{where}: sweep {caption!r}: at {bad[0]['label']}: {bad[0]['error']}")
+        how = ("Worked out exactly by the engine when this page was built." if w.trial is None else
+               f"{kw['trials']:,} battles at each point, seed {kw['seed']}, played by the engine when this page "
+               "was built; the band is each estimate's 95 % interval.")
+        self.page.sweeps.append({"widget": w.id, "caption": caption, "inputs": inputs, "vary": vary,
+                                 "figures": figures, **kw})
+        return (f'<div class="teaching-sweep" role="group" aria-label="{escape(caption, quote=True)}">'
+                f'<p class="sweep-caption">{escape(caption)}</p>{scenarios.sweep_html(answer)}'
+                f'<p class="help">{escape(how)}</p></div>')
 
     def _state(self, w: widgets.Widget, pairs: Mapping[str, str], base: Mapping[str, Any] | None,
                what: str) -> dict[str, Any]:

@@ -34,10 +34,24 @@ def _print_inputs(fields: list[dict[str, Any]], indent: str) -> None:
             _print_inputs(f["item"]["fields"], indent + "    ")
 
 
+def _print_scenario_terms(w: widgets.Widget) -> None:
+    """What compare, sweep and target can name for this widget: its figures, and the inputs that can vary
+    (a list's rows by their index, shown once as N)."""
+    from . import scenarios
+    if w.figures:
+        print("    figures (compare, sweep, target --figure):")
+        for f in w.figures:
+            unit = "a probability" if f.probability else (f.unit or "a number")
+            print(f"        {f.name}: {f.label} ({unit})")
+    paths = dict.fromkeys(".".join("N" if part.isdigit() else part for part in v["input"].split("."))
+                          for v in scenarios.varies(w))
+    print(f"    inputs that can vary (sweep and target --vary): {', '.join(paths)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description="Wargame combat rules engine.")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="list widgets and their inputs")
+    sub.add_parser("list", help="list widgets, their inputs, figures and the inputs that can vary")
     for name, text in (("run", "compute a widget's result"), ("roll", "play one seeded sample")):
         p = sub.add_parser(name, help=text)
         p.add_argument("widget", help="widget id, e.g. small_general.combat")
@@ -63,6 +77,7 @@ def _command(args: argparse.Namespace) -> int:
             d = w.describe()
             print(f"{d['id']}: {d['title']}")
             _print_inputs(d["inputs"], "    ")
+            _print_scenario_terms(w)
         return 0
     try:
         inputs = json_argument(args.inputs, "--inputs", object_only=True)

@@ -544,9 +544,12 @@ def _data_table(answer: Mapping[str, Any], f: Mapping[str, str]) -> str:
         cell = escape(p["error"]) if "error" in p else "…" if v is None else escape(_shown_value(v, f["unit"]))
         rows.append(f'<tr><th scope="row">{escape(p["label"])}</th><td class="num">{cell}</td></tr>')
     head = f["label"] + (" (interval)" if est else "")
-    return (f'<table class="chart-data"><caption>{escape(f["label"])}: the chart\'s data</caption><thead><tr>'
+    name = escape(f"{f['label']}: the chart's data", quote=True)
+    # In a region that scrolls sideways on a narrow screen, named and reachable by keyboard, as the site's tables are.
+    return (f'<div class="table-wrap" role="region" tabindex="0" aria-label="{name}">'
+            f'<table class="chart-data"><caption>{escape(f["label"])}: the chart\'s data</caption><thead><tr>'
             f'<th scope="col">{escape(answer["label"])}</th><th scope="col" class="num">{escape(head)}</th></tr>'
-            f'</thead><tbody>{"".join(rows)}</tbody></table>')
+            f'</thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
 # Charts ---------------------------------------------------------------------------------------------------------------

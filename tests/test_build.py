@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import build
-from engine import widgets
+from engine import scenarios, widgets
 from engine.schema import jsonable
 
 from fixtures.demo_widget import ensure_registered
@@ -121,6 +121,14 @@ def write_page(tmp_path: Path, body: str) -> build.Config:
     ("::: widget demo.dice #a\ncount: 3\n", "has no closing"),
     ("::: exhibit demo.nothing\n:::\n", "no exhibit named"),
     ("::: widget demo.dice #a\n::: example Bad\ncount: 0\n:::\n", "example 'Bad': count: 0 is out of range"),
+    ("::: sweep demo.dice\nvary: count\n:::\n", "a sweep needs a caption"),
+    ("::: sweep demo.dice #a Dice\nvary: count\n:::\n", "a sweep takes no #instance"),
+    ("::: sweep demo.dice Dice\nfrom: 1\n:::\n", "sweep 'Dice': name the input to vary"),
+    ("::: sweep small_general.combat Sides\nvary: nope\n:::\n", "sweep 'Sides': input: "),
+    ("::: sweep demo.dice Dice\nvary: count\nvalues: 1, 2\n:::\n", "values must be a JSON list"),
+    ("::: sweep small_general.combat Sides\nvary: hex_sides\nvalues: [1, 9]\n:::\n", "sweep 'Sides': hex_sides: 9 is out of range"),
+    ("::: sweep small_general.combat Sides\nvary: hex_sides\ntrials: 40\n:::\n", "is exact; it takes no trials"),
+    ("::: sweep demo.dice Dice\nvary: count\nfrom: 1\nto: 2\ntrials: many\n:::\n", "trials and seed are whole"),
 ])
 def test_source_errors_name_the_problem(demo, tmp_path, body, message):
     with pytest.raises(build.BuildError, match=re.escape(message)):
@@ -134,9 +142,9 @@ def test_page_without_system_line_is_rejected(tmp_path):
         build.build(config)
 
 
-def test_real_site_pages_build(tmp_path):
+def test_real_site_pages_build(real_build):
     """Every page of the real site renders, with every widget and example valid."""
-    files = build.build(build.Config(output=tmp_path / "site", runtime=False))
+    _, files = real_build
     pages = [p for p in files if p.endswith(".html")]
     assert "index.html" in pages
     for system_module in widgets.SYSTEM_MODULES:
@@ -156,10 +164,39 @@ def test_glossary_terms_match_whole_words_and_abbreviations_exactly():
 
 
 @pytest.fixture(scope="module")
-def real_site(tmp_path_factory):
+def real_build(tmp_path_factory):
     out = tmp_path_factory.mktemp("real_site")
-    build.build(build.Config(output=out, runtime=False))
-    return out
+    return out, build.build(build.Config(output=out, runtime=False))
+
+
+@pytest.fixture(scope="module")
+def real_site(real_build):
+    return real_build[0]
+
+
+def test_every_system_teaches_with_a_prerendered_sweep_that_is_the_engines(real_site):
+    """Each system's pages carry at least one teaching chart (::: sweep): its SVG and data table are in the
+    page as built, and they are what the engine's sweep gives for the inputs and range the block states."""
+    taught = set()
+    for page in build.collect_pages(build.Config()):
+        html = read(real_site, page.url) if page.system_slug else ""
+        for kind, widget_id, _, caption, pairs, _ in build.page_blocks(page.text, str(page.source)):
+            if kind != "sweep":
+                continue
+            spec = {k: pairs.pop(k) for k in build.SWEEP_KEYS if k in pairs}
+            vary = {"input": spec["vary"], **{k: spec[k] for k in ("from", "to", "step") if k in spec}}
+            if "values" in spec:
+                vary["values"] = json.loads(spec["values"])
+            w = widgets.get(widget_id)
+            inputs, rejected = w.from_link(pairs)
+            assert rejected == []
+            kw = {"trials": int(spec["trials"]), "seed": int(spec.get("seed", 1))} if w.trial else {}
+            answer = scenarios.sweep(widget_id, inputs, vary, render=True,
+                                     figures=[f.strip() for f in spec["figures"].split(",")], **kw)
+            assert answer["html"] in html, (page.url, caption)
+            assert answer["html"].count('<svg class="chart"') == answer["html"].count('<table class="chart-data">') >= 1
+            taught.add(page.system_slug)
+    assert taught == {p.system_slug for p in build.collect_pages(build.Config()) if p.system_slug}
 
 
 def test_prerendered_run_groups_thousands(real_site):

@@ -19,6 +19,10 @@ def test_list_names_widgets_and_inputs():
     assert out.returncode == 0
     assert "small_general.combat" in out.stdout
     assert "terrain (choice, default \"clear\")" in out.stdout
+    # what compare, sweep and target can name: the figures and the inputs that can vary
+    assert "        defender_destroyed: P(defender destroyed) (a probability)" in out.stdout
+    assert "inputs that can vary (sweep and target --vary): terrain, hex_sides, attacker.movement" in out.stdout
+    assert "attackers.N.count" in out.stdout and "attackers.0.count" not in out.stdout
 
 
 def test_run_prints_exact_json():
