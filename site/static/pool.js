@@ -69,6 +69,10 @@ export function poolSize(nav = globalThis.navigator, fixed = globalThis.rulesExp
   if (Number.isSafeInteger(fixed) && fixed >= 1) return Math.min(fixed, 1 + MAX_HELPERS);
   const cores = nav?.hardwareConcurrency ?? 1;
   if (nav?.deviceMemory !== undefined && nav.deviceMemory < 4) return 1;
+  // A touch device that does not say its memory (Safari on iOS and iPadOS, Firefox on Android): a tab
+  // there is killed near 384 MB, and a page with its engine live holds about 300 (bench/memory.py), each
+  // extra worker 70-120 more. One worker.
+  if (nav?.deviceMemory === undefined && (nav?.maxTouchPoints ?? 0) > 1) return 1;
   return Math.max(1, Math.min(cores, 1 + MAX_HELPERS));
 }
 

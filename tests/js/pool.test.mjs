@@ -184,6 +184,9 @@ test("one worker: the run is the main worker's own job; sizes follow the machine
   assert.equal(poolSize({ hardwareConcurrency: 2 }, undefined), 2, "the main worker and one extra: a core is the page's");
   assert.equal(poolSize({ hardwareConcurrency: 1 }, undefined), 1);
   assert.equal(poolSize({ hardwareConcurrency: 8, deviceMemory: 2 }, undefined), 1);
+  assert.equal(poolSize({ hardwareConcurrency: 6, maxTouchPoints: 5 }, undefined), 1, "an iPhone: memory unsaid");
+  assert.equal(poolSize({ hardwareConcurrency: 8, maxTouchPoints: 5, deviceMemory: 8 }, undefined), 4);
+  assert.equal(poolSize({ hardwareConcurrency: 8, maxTouchPoints: 0 }, undefined), 4, "desktop Safari or Firefox");
   assert.equal(poolSize({ hardwareConcurrency: 2 }, 3), 3);
   assert.equal(poolSize(undefined, undefined), 1);
 });
