@@ -19,13 +19,13 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from . import montecarlo, scenarios, widgets
+from . import montecarlo, scenarios, sensitivity, widgets
 from .montecarlo import Tally
 from .schema import InputError, json_depth_ok, jsonable, shown
 
 __all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
-SCENARIO_OPS: Final = ("compare", "sweep", "target", "varies", "scenario_link", "scenario_from_link")
+SCENARIO_OPS: Final = ("compare", "sweep", "target", "sensitivity", "varies", "scenario_link", "scenario_from_link")
 """Scenario operations (:mod:`engine.scenarios`). The pages do not call them yet (issue 21's page half is to
 come), so the warm-up leaves them out: the memory snapshot every reader downloads does not carry their
 warmed state. Warm them with the page controls that call them."""
@@ -243,6 +243,13 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
         return scenarios.target(w.id, message.get("inputs"), message.get("figure"), message.get("threshold"),
                                 message.get("vary"), goal=message.get("goal", "at_least"),
                                 direction=message.get("direction", "least"), render=render, **kw)
+    if op == "sensitivity":
+        kw = {}
+        if w.trial is not None:
+            variants = len(sensitivity.alternatives(w, w.validate(message.get("inputs")))) * 2 + 1  # at most
+            total, first, count = _trials(w, message, variants)
+            kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally")}
+        return sensitivity.sensitivity(w.id, message.get("inputs"), figure=message.get("figure"), render=render, **kw)
     if op == "varies":
         return {"varies": scenarios.varies(w, w.validate(message.get("inputs"))),
                 "figures": [f.describe() for f in w.figures]}

@@ -23,20 +23,24 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from . import scenarios, widgets
+from . import scenarios, sensitivity, widgets
 from .schema import InputError, json_argument
 
-COMMANDS = ("compare", "sweep", "target")
+COMMANDS = ("compare", "sweep", "target", "sensitivity")
 
 
 def add_parsers(sub: Any) -> None:
-    """Add the three subcommands to ``python -m engine``'s parser."""
+    """Add the scenario subcommands to ``python -m engine``'s parser."""
     for name, text in (("compare", "every figure of two states side by side, with the difference"),
                        ("sweep", "every figure along one input"),
-                       ("target", "the least (or most) value of an input that reaches a figure's threshold")):
+                       ("target", "the least (or most) value of an input that reaches a figure's threshold"),
+                       ("sensitivity", "how far each assumed setting's other readings move a figure, widest first")):
         p = sub.add_parser(name, help=text)
         p.add_argument("widget", help="widget id, e.g. small_general.combat")
-        if name == "compare":
+        if name == "sensitivity":
+            p.add_argument("--inputs", default="{}", help="inputs as a JSON object")
+            p.add_argument("--figure", help="the figure to rank by (default the widget's first)")
+        elif name == "compare":
             p.add_argument("--a", default="{}", help="state A (the pinned one) as a JSON object")
             p.add_argument("--b", default="{}", help="state B as a JSON object")
             p.add_argument("--pairing", default="common", choices=("common", "independent"),
@@ -56,8 +60,9 @@ def add_parsers(sub: Any) -> None:
             p.add_argument("--most", action="store_true", help="the most value that reaches it (default the least)")
             p.add_argument("--round", type=int, default=200, help="battles: trials per undecided point per round")
             p.add_argument("--max-trials", type=int, help="battles: most trials per point (default 4 × a run)")
-        if name != "target":
+        if name in ("compare", "sweep"):
             p.add_argument("--figures", help="only these figures, comma-separated")
+        if name != "target":
             p.add_argument("--trials", type=int, help="battles: trials of the run (default the widget's)")
         p.add_argument("--seed", default="1", help="battles: the run's seed, 0 to 2**53 (default 1)")
         p.add_argument("--format", default="json", choices=("json", "csv"), help="output format")
@@ -73,6 +78,13 @@ def message_of(args: argparse.Namespace) -> dict[str, Any]:
     m: dict[str, Any] = {"op": args.command, "widget": w.id, "seed": widgets.check_seed(args.seed)}
     if args.command == "compare":
         m.update(pinned=json_argument(args.a, "--a", object_only=True), inputs=json_argument(args.b, "--b", object_only=True), pairing=args.pairing)
+    elif args.command == "sensitivity":
+        m["inputs"] = json_argument(args.inputs, "--inputs", object_only=True)
+        if args.figure is not None:
+            m["figure"] = args.figure
+        if args.trials is not None:
+            m["trials"] = args.trials
+        return m
     else:
         m["inputs"] = json_argument(args.inputs, "--inputs", object_only=True)
         vary: dict[str, Any] = {"input": args.vary}
@@ -149,6 +161,11 @@ def run(message: dict[str, Any], mapper: scenarios.Mapper = scenarios.serial, ch
                   "chunk": chunk, "mapper": mapper}
         return scenarios.compare(w.id, message.get("pinned"), message.get("inputs"), figures=message.get("figures"),
                                  render=render, **kw)
+    if op == "sensitivity":
+        kw = {}
+        if w.trial is not None:
+            kw = {"seed": seed, "trials": message.get("trials", w.trials), "chunk": chunk, "mapper": mapper}
+        return sensitivity.sensitivity(w.id, message.get("inputs"), figure=message.get("figure"), render=render, **kw)
     if op == "sweep":
         kw = {}
         if w.trial is not None:
@@ -181,6 +198,14 @@ def write_csv(answer: dict[str, Any], out: Any) -> None:
     w = csv.writer(out, lineterminator="\n")
     est = answer["kind"] == "estimate"
     parts = ("float", "exact", "low", "high") if est else ("float", "exact")
+    if "settings" in answer:  # sensitivity: one row per reading tried, widest spread first
+        w.writerow(["setting", "label", "now", "reading", *[f"figure_{p}" for p in parts],
+                    *[f"change_{p}" for p in parts]])
+        for r in answer["settings"]:
+            for a in r["alternatives"]:
+                w.writerow([r["input"], r["label"], json.dumps(r["value"]), json.dumps(a["value"]),
+                            *[_cell(a["figure"], p) for p in parts], *[_cell(a["diff"], p) for p in parts]])
+        return
     if "a" in answer and "points" not in answer:
         w.writerow(["figure", "label", "unit", *[f"{s}_{p}" for s in ("a", "b", "diff") for p in parts]])
         for r in answer["figures"]:

@@ -259,7 +259,8 @@ def _key(w: widgets.Widget, variants: Sequence[Mapping[str, Any]], seed: int, pa
 def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, count: int,
                  pairing: str = "common") -> dict[str, Any]:
     """One job: trials ``first`` … ``first + count - 1`` of each variant (a list of inputs), as a tally of
-    per-trial figure values: ``k.name`` (variant *k*) and, for two variants, ``d.name`` (B − A of the same trial).
+    per-trial figure values: ``k.name`` (variant *k*) and, for two variants, ``d.name`` (B − A of the same trial);
+    for more, ``dk.name`` (variant *k* − variant 0 of the same trial).
 
     Trial *i* of every variant draws from ``trial_rng(seed, i)`` (common random numbers), or with
     ``pairing="independent"`` the second variant from index ``i + 2**62``. Plain data in and out (a
@@ -289,6 +290,10 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
         if len(got) == 2:
             for f in w.figures:
                 out.measure(f"d.{f.name}", got[1][f.name] - got[0][f.name])
+        else:  # several variants against the first (engine.sensitivity)
+            for k in range(1, len(got)):
+                for f in w.figures:
+                    out.measure(f"d{k}.{f.name}", got[k][f.name] - got[0][f.name])
     return out.to_json()
 
 
@@ -296,7 +301,7 @@ def _estimate(t: Tally, name: str, f: Figure) -> dict[str, Any] | None:
     s = t.sums.get(name)
     if s is None or not s.n:
         return None
-    if f.probability and not name.startswith("d.") and Fraction(s.total).denominator == 1:
+    if f.probability and not name.split(".", 1)[0].startswith("d") and Fraction(s.total).denominator == 1:
         iv = wilson(int(s.total), s.n, t.confidence)
     else:
         half = z_score(t.confidence) * s.sd / math.sqrt(s.n)

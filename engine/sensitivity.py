@@ -1,0 +1,259 @@
+"""Which assumption matters: every figure under each other reading of every setting marked assumed.
+
+Where a source is silent or contradicts itself the engine makes the value a
+setting marked *assumed* (:mod:`engine.settings`). This module asks, for the
+inputs at hand, how far each of those readings moves the widget's figures:
+each other choice of a choice, the other answer of a yes/no, and for a number
+half and one and a half times its value (a whole number: its value minus and
+plus half of it, at least 1), inside the setting's own bounds. Settings are
+ranked by how far they move the headline figure (the widget's first), and a
+large spread gets one sentence ("Depends on our reading of …: 40-56 %").
+
+Calculators answer exactly. For battles every variant plays trials 0 … N−1
+with the same per-trial seeds (common random numbers, as
+:func:`engine.scenarios.compare` does), in one job per chunk of trials whose
+tally holds each variant's figures and each variant's per-trial difference
+from the inputs as they are (``d{k}.name``), so the differences' intervals are
+sharp; a call adds ``count`` trials to ``tally``, as the other scenario
+operations do, and the ranking is there from the first call.
+
+>>> a = sensitivity("small_general.combat", {})
+>>> top = a["settings"][0]
+>>> top["input"], top["low"]["exact"], top["high"]["exact"]
+('settings.retreat_direction', '1/216', '7/144')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from html import escape
+from typing import Any
+
+from . import widgets
+from .montecarlo import Tally
+from .scenarios import (Mapper, _chunks, _estimate, _figures, _key, _label, _read_tally, _run_jobs, _shown_value,
+                        _value_json, _with, exact_figures, serial)
+from .schema import Boolean, Choice, Field, InputError, Integer, Number, fraction_text, jsonable
+
+__all__ = ["alternatives", "sensitivity", "sensitivity_html", "tornado_svg", "LARGE_PROBABILITY_SPREAD",
+           "LARGE_RELATIVE_SPREAD"]
+
+LARGE_PROBABILITY_SPREAD = Fraction(5, 100)
+"""A spread of a probability this wide (5 points) or wider earns the sentence under the headline."""
+LARGE_RELATIVE_SPREAD = Fraction(1, 10)
+"""For other figures: a spread of a tenth of the figure's value or more."""
+
+
+def _number_alternatives(f: Field, value: Fraction) -> list[Any]:
+    lo = None if getattr(f, "minimum", None) is None else Fraction(f.minimum)  # type: ignore[attr-defined]
+    hi = None if getattr(f, "maximum", None) is None else Fraction(f.maximum)  # type: ignore[attr-defined]
+    if isinstance(f, Integer):
+        step = max(1, abs(int(value)) // 2)
+        raw = [value - step, value + step]
+    elif value:
+        raw = [value / 2, value * 3 / 2]
+    else:
+        raw = [Fraction(1, 10) if hi is None else hi / 4]
+    out = []
+    for x in raw:
+        x = x if lo is None else max(lo, x)
+        x = x if hi is None else min(hi, x)
+        if x != value and x not in out:
+            out.append(int(x) if isinstance(f, Integer) else x)
+    return out
+
+
+def alternatives(w: widgets.Widget, values: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every assumed setting of ``w`` that can take another value, with those values.
+
+    >>> [a["input"] for a in alternatives(widgets.get("small_general.combat"), widgets.get("small_general.combat").validate({}))][:2]
+    ['settings.artillery_limit', 'settings.defending_artillery']
+    """
+    out = []
+    for path, f in w.inputs.assumed_fields():
+        current: Any = values
+        for part in path.split("."):
+            current = current[part]
+        if isinstance(f, Choice):
+            alts: list[Any] = [c for c in f.choices if c != current]
+        elif isinstance(f, Boolean):
+            alts = [not current]
+        elif isinstance(f, (Integer, Number)):
+            alts = _number_alternatives(f, Fraction(current))
+        else:
+            continue
+        if alts:
+            out.append({"input": path, "label": f.title, "value": jsonable(current), "values": jsonable(alts)})
+    return out
+
+
+def _variants(w: widgets.Widget, values: dict[str, Any]) -> tuple[list[dict[str, Any]], list[tuple[int, Any, Any]]]:
+    """The inputs of every variant that validates, and for each: (setting's index, its value, its inputs)."""
+    settings = alternatives(w, values)
+    out = []
+    for i, s in enumerate(settings):
+        for alt in s["values"]:
+            try:
+                out.append((i, alt, _with(w, values, s["input"], alt)))
+            except InputError:
+                continue  # a combination the inputs do not allow: that reading cannot apply here
+    return settings, out
+
+
+def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str | None = None, seed: int = 1,
+                trials: int | None = None, first: int = 0, count: int | None = None, tally: Any = None,
+                chunk: int = 0, mapper: Mapper = serial, render: bool = False) -> dict[str, Any]:
+    """Each assumed setting's other readings, ranked by how far they move ``figure`` (the headline by default).
+
+    Estimators run trials ``first`` … ``first + count − 1`` (default: all ``trials``, the widget's run size)
+    of the inputs and of every variant, added to ``tally``.
+    """
+    w = widgets.get(widget_id)
+    figs = _figures(w, None)
+    by = {f.name: f for f in figs}
+    if figure is not None and figure not in by:
+        raise InputError("figure", f"{figure!r} is not a figure of {w.id}", ", ".join(by))
+    head = by[figure] if figure is not None else figs[0]
+    values = w.validate(inputs)
+    settings, variants = _variants(w, values)
+    out: dict[str, Any] = {"widget": w.id, "kind": "estimate" if w.trial else "exact", "figure": head.describe(),
+                           "variants": len(variants),
+                           "rule": "each other choice; yes for no and no for yes; a number at half and one and a "
+                                   "half times its value (a whole number: minus and plus half of it, at least 1), "
+                                   "within the setting's bounds"}
+    base: dict[str, Any] | None
+    got: list[dict[str, Any] | None] = []
+    diffs: list[dict[str, Any] | None] = []
+    if w.trial is None:
+        b = exact_figures(w, values)[head.name]
+        base = _value_json(b)
+        for _, _, v in variants:
+            try:
+                x = exact_figures(w, v)[head.name]
+            except InputError:
+                x = None
+            got.append(_value_json(x))
+            diffs.append(None if x is None or b is None else _value_json(x - b))
+    else:
+        total = trials or w.trials
+        count = total - first if count is None else count
+        if count < 1:
+            raise InputError("count", "no trials left to run", "1 or more")
+        states = [values] + [v for _, _, v in variants]
+        t = _read_tally(tally, "tally")
+        if t is not None and t.key != _key(w, states, seed, "common"):
+            raise InputError("tally", "the tally belongs to other inputs, another seed or another widget; "
+                             "start again without one")
+        jobs = [(0, [jsonable(s) for s in states], s0, n) for s0, n in _chunks(first, count, chunk or count)]
+        t = _run_jobs(w, jobs, seed, "common", mapper, [t])[0]
+        assert t is not None
+        base = _estimate(t, f"0.{head.name}", head)
+        for k in range(1, len(states)):
+            got.append(_estimate(t, f"{k}.{head.name}", head))
+            diffs.append(_estimate(t, f"d{k}.{head.name}", head))
+        out.update(seed=seed, tally=t.to_json(), trials=t.trials, next=first + count, done=t.trials >= total,
+                   confidence=fraction_text(w.confidence))
+    rows = []
+    for i, s in enumerate(settings):
+        alts = [{"value": alt, "label": _label(alt), "figure": g, "diff": d}
+                for (j, alt, _), g, d in zip(variants, got, diffs) if j == i]
+        seen = [a["figure"] for a in alts if a["figure"] is not None] + ([base] if base else [])
+        if not alts or not seen:
+            continue
+        low = min(seen, key=lambda v: v["float"])
+        high = max(seen, key=lambda v: v["float"])
+        rows.append({**s, "alternatives": alts, "low": low, "high": high, "spread": high["float"] - low["float"]})
+    rows.sort(key=lambda r: -r["spread"])
+    out.update(base=base, settings=rows, sentence=_sentence(head, base, rows))
+    if render:
+        out["html"] = sensitivity_html(out)
+    return out
+
+
+def _sentence(head: Any, base: dict[str, Any] | None, rows: Sequence[Mapping[str, Any]]) -> str:
+    """One sentence for the headline when a reading moves it far; empty otherwise."""
+    if not rows or base is None:
+        return ""
+    top = rows[0]
+    spread = Fraction(top["high"]["exact"]) - Fraction(top["low"]["exact"])
+    large = (spread >= LARGE_PROBABILITY_SPREAD if head.probability
+             else abs(Fraction(base["exact"])) and spread >= LARGE_RELATIVE_SPREAD * abs(Fraction(base["exact"])))
+    if not large:
+        return ""
+    lo, hi = _plain(top["low"], head.unit), _plain(top["high"], head.unit)
+    return f"{head.label} depends on our reading of “{top['label']}”: {lo} to {hi}."
+
+
+def _plain(v: Mapping[str, Any], unit: str) -> str:
+    return f"{v['float'] * 100:.0f} %" if unit == "probability" else f"{v['float']:.3g}"
+
+
+def tornado_svg(answer: Mapping[str, Any], most: int = 12) -> str:
+    """Bars from each setting's lowest to highest headline figure around the figure as it is, widest first.
+
+    SVG with classes and presentation attributes only, as :func:`engine.scenarios.chart_svg`.
+    """
+    rows = [r for r in answer["settings"] if r["spread"] > 0][:most]
+    head = answer["figure"]
+    prob = head["unit"] == "probability"
+    scale = 100.0 if prob else 1.0
+    width, left, right, top, row_h = 480, 170, 16, 24, 22
+    height = top + max(1, len(rows)) * row_h + 30
+    pw = width - left - right
+    base = answer["base"]["float"] if answer.get("base") else 0.0
+    lows = [r["low"]["float"] for r in rows] + [base]
+    highs = [r["high"]["float"] for r in rows] + [base]
+    x0, x1 = (0.0, 1.0) if prob else (min(lows), max(highs))
+    if x1 <= x0:
+        x0, x1 = x0 - 1, x1 + 1
+
+    def px(v: float) -> float:
+        return left + (v - x0) / (x1 - x0) * pw
+
+    title = f"How far each assumed setting moves {head['label']}"
+    out = [f'<svg class="chart tornado" viewBox="0 0 {width} {height}" role="img" focusable="false">',
+           f"<title>{escape(title)}</title>", '<g class="ticks" fill="currentColor" font-size="11">']
+    for k in range(6):
+        v = x0 + (x1 - x0) * k / 5
+        out.append(f'<text class="tick" x="{px(v):.1f}" y="{height - 10}" text-anchor="middle">'
+                   f'{v * scale:.3g}{"%" if prob else ""}</text>')
+    for i, r in enumerate(rows):
+        y = top + i * row_h
+        out.append(f'<text class="tick" x="{left - 6}" y="{y + 14}" text-anchor="end">{escape(r["label"][:26])}</text>')
+    out.append("</g>")
+    for i, r in enumerate(rows):
+        y = top + i * row_h
+        a, b = px(r["low"]["float"]), px(r["high"]["float"])
+        out.append(f'<rect class="bar" x="{a:.1f}" y="{y + 4}" width="{max(1.0, b - a):.1f}" height="{row_h - 8}" '
+                   f'fill="currentColor" fill-opacity="0.55"></rect>')
+    out.append(f'<line class="threshold" x1="{px(base):.1f}" x2="{px(base):.1f}" y1="{top - 6}" '
+               f'y2="{top + max(1, len(rows)) * row_h}" stroke="currentColor" stroke-dasharray="4 3"></line>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def sensitivity_html(answer: Mapping[str, Any]) -> str:
+    """The sentence (if any), the tornado chart and a table of every reading tried, widest spread first."""
+    head = answer["figure"]
+    unit = head["unit"]
+    body = []
+    for r in answer["settings"]:
+        for j, alt in enumerate(r["alternatives"]):
+            name = f'<th scope="row" rowspan="{len(r["alternatives"])}">{escape(r["label"])} '\
+                   f'<code>{escape(r["input"])}</code> (now {escape(_label(r["value"]))})</th>' if j == 0 else ""
+            body.append(f"<tr>{name}<td>{escape(alt['label'])}</td>"
+                        f'<td class="num">{escape(_shown_value(alt["figure"], unit))}</td>'
+                        f'<td class="num">{escape(_shown_value(alt["diff"], unit, True))}</td></tr>')
+    base = escape(_shown_value(answer.get("base"), unit))
+    trials = f" Each reading played the same {answer['trials']:,} battles." if answer["kind"] == "estimate" else ""
+    table = ('<div class="table-wrap" role="region" tabindex="0" aria-label="Every assumed reading tried">'
+             f'<table class="sensitivity"><caption>{escape(head["label"])} under every other reading of the '
+             f'assumed settings (as it is: {base})</caption><thead><tr><th scope="col">Setting</th>'
+             '<th scope="col">Other reading</th><th scope="col" class="num">Figure</th>'
+             '<th scope="col" class="num">Change</th></tr></thead><tbody>' + "".join(body) + "</tbody></table></div>")
+    sentence = f'<p class="sensitivity-sentence">{escape(answer["sentence"])}</p>' if answer["sentence"] else ""
+    return (f'<div class="sensitivity-answer">{sentence}<figure class="scenario-chart">{tornado_svg(answer)}'
+            f'<figcaption>How far each assumed setting moves {escape(head["label"])}: its lowest to highest, the '
+            f'dashed line at the figure as it is. Tried: {escape(answer["rule"])}.{escape(trials)}</figcaption>'
+            f"</figure>{table}</div>")
