@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from engine import __version__ as ENGINE_VERSION  # noqa: E402
-from engine import exhibits, scenarios, schema, widgets  # noqa: E402
+from engine import exhibits, scenarios, schema, sensitivity, widgets  # noqa: E402
 from engine.settings import sections as settings_sections  # noqa: E402
 from engine.api import html_digest  # noqa: E402
 
@@ -234,7 +234,7 @@ def collect_pages(config: Config) -> list[Page]:
 
 # Widgets in Markdown ------------------------------------------------------
 
-BLOCK_START = re.compile(r"^::: *(widget|exhibit|sweep) +(\S+)(?: +#([a-z][a-z0-9-]*))?(?: +(\S.*?))? *$")
+BLOCK_START = re.compile(r"^::: *(widget|exhibit|sweep|sensitivity) +(\S+)(?: +#([a-z][a-z0-9-]*))?(?: +(\S.*?))? *$")
 EXAMPLE_START = re.compile(r"^::: *example +(.+?) *$")
 PAIR = re.compile(r"^([A-Za-z0-9_.]+) *: *(.*)$")
 
@@ -387,7 +387,39 @@ class WidgetRenderer:
             if instance or examples:
                 raise BuildError(f"{where}: a sweep takes no #instance and no examples: '::: sweep WIDGET Caption'")
             return self.render_sweep(ident, title, pairs)
+        if kind == "sensitivity":
+            if instance or examples:
+                raise BuildError(f"{where}: a sensitivity block takes no #instance and no examples")
+            return self.render_sensitivity(ident, title, pairs)
         return self.render_widget(ident, instance, title, pairs, examples)
+
+    def render_sensitivity(self, widget_id: str, caption: str, pairs: dict[str, str]) -> str:
+        """``::: sensitivity WIDGET Caption``: how far each assumed setting moves the headline figure for the
+        inputs the block states (``figure``, and for a battle ``trials`` and ``seed``, as a sweep's)."""
+        where = str(self.page.source)
+        try:
+            w = widgets.get(widget_id)
+        except widgets.UnknownWidgetError as exc:
+            raise BuildError(f"{where}: {exc}") from None
+        if not caption:
+            raise BuildError(f"{where}: a sensitivity block needs a caption")
+        spec = {k: pairs.pop(k) for k in ("figure", "trials", "seed") if k in pairs}
+        inputs = self._state(w, pairs, None, f"sensitivity {caption!r}")
+        kw: dict[str, Any] = {}
+        try:
+            if w.trial is not None:
+                kw = {"trials": int(spec.get("trials", w.trials)), "seed": int(spec.get("seed", DEFAULT_SEED))}
+            elif "trials" in spec or "seed" in spec:
+                raise BuildError(f"{where}: sensitivity {caption!r}: {widget_id} is exact; it takes no trials or seed")
+            answer = sensitivity.sensitivity(w.id, inputs, figure=spec.get("figure"), render=True, **kw)
+        except schema.InputError as exc:  # before ValueError, which it is
+            raise BuildError(f"{where}: sensitivity {caption!r}: {exc}") from None
+        except ValueError:
+            raise BuildError(f"{where}: sensitivity {caption!r}: trials and seed are whole numbers") from None
+        self.page.sweeps.append({"kind": "sensitivity", "widget": w.id, "caption": caption, "inputs": inputs,
+                                 "figure": spec.get("figure"), **kw})
+        return (f'<div class="teaching-sweep" role="group" aria-label="{escape(caption, quote=True)}">'
+                f'<p class="sweep-caption">{escape(caption)}</p>{answer["html"]}</div>')
 
     def render_sweep(self, widget_id: str, caption: str, pairs: dict[str, str]) -> str:
         """A teaching chart: each figure of a widget along one input, computed here by the engine's sweep
@@ -484,6 +516,10 @@ class WidgetRenderer:
                 query = f"{instance}={_quote(w.state_text(values, base))}"
             rendered_examples.append({"title": ex_title, "query": query,
                                       "html": w.render(w.run(values))})
+        note = ""
+        if w.trial is None and w.figures and w.inputs.assumed_fields():
+            # The sentence a wide spread earns under the result (calculator.js keeps it up to date live).
+            note = sensitivity.note_html(sensitivity.sensitivity(w.id, base), instance)
         info = {"instance": instance, "widget": widget_id, "title": title}
         self.page.widgets.append(info)
         template = self.env.get_template("partials/widget.html")
@@ -494,7 +530,7 @@ class WidgetRenderer:
             sample_html=sample_html, seed=DEFAULT_SEED, examples=rendered_examples,
             estimate_html=estimate_html, estimate_digest=html_digest(estimate_html or ""),
             base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
-            assumed=w.inputs.assumed_fields(),
+            assumed=w.inputs.assumed_fields(), sensitivity_note=note,
         )
         return html
 

@@ -249,7 +249,11 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
             variants = len(sensitivity.alternatives(w, w.validate(message.get("inputs")))) * 2 + 1  # at most
             total, first, count = _trials(w, message, variants)
             kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally")}
-        return sensitivity.sensitivity(w.id, message.get("inputs"), figure=message.get("figure"), render=render, **kw)
+        answer = sensitivity.sensitivity(w.id, message.get("inputs"), figure=message.get("figure"), render=render, **kw)
+        instance = message.get("instance")
+        if isinstance(instance, str) and 0 < len(instance) <= 100:
+            answer["note"] = sensitivity.note_html(answer, instance)  # the sentence under the widget's result
+        return answer
     if op == "varies":
         return {"varies": scenarios.varies(w, w.validate(message.get("inputs"))),
                 "figures": [f.describe() for f in w.figures]}

@@ -36,7 +36,7 @@ from .scenarios import (Mapper, _chunks, _estimate, _figures, _key, _label, _rea
                         _value_json, _with, exact_figures, serial)
 from .schema import Boolean, Choice, Field, InputError, Integer, Number, fraction_text, jsonable
 
-__all__ = ["alternatives", "sensitivity", "sensitivity_html", "tornado_svg", "LARGE_PROBABILITY_SPREAD",
+__all__ = ["alternatives", "sensitivity", "sensitivity_html", "note_html", "tornado_svg", "LARGE_PROBABILITY_SPREAD",
            "LARGE_RELATIVE_SPREAD"]
 
 LARGE_PROBABILITY_SPREAD = Fraction(5, 100)
@@ -186,7 +186,15 @@ def _sentence(head: Any, base: dict[str, Any] | None, rows: Sequence[Mapping[str
 
 
 def _plain(v: Mapping[str, Any], unit: str) -> str:
-    return f"{v['float'] * 100:.0f} %" if unit == "probability" else f"{v['float']:.3g}"
+    """A figure for a sentence: a percentage to one decimal under 10 %, whole above; else three digits.
+
+    >>> _plain({"float": 1 / 216}, "probability"), _plain({"float": 0.545}, "probability"), _plain({"float": 2.345}, "")
+    ('0.5 %', '55 %', '2.35')
+    """
+    if unit != "probability":
+        return f"{v['float']:.3g}"
+    x = v["float"] * 100
+    return f"{x:.1f} %" if 0 < x < 10 else f"{x:.0f} %"
 
 
 def tornado_svg(answer: Mapping[str, Any], most: int = 12) -> str:
@@ -257,3 +265,13 @@ def sensitivity_html(answer: Mapping[str, Any]) -> str:
             f'<figcaption>How far each assumed setting moves {escape(head["label"])}: its lowest to highest, the '
             f'dashed line at the figure as it is. Tried: {escape(answer["rule"])}.{escape(trials)}</figcaption>'
             f"</figure>{table}</div>")
+
+
+def note_html(answer: Mapping[str, Any], instance: str) -> str:
+    """The sentence under a widget's result, with a link to the setting's control; empty when the spread is
+    narrow. The control's id is the form's (``instance--path``, dots as hyphens)."""
+    if not answer["sentence"]:
+        return ""
+    path = answer["settings"][0]["input"]
+    return (f'{escape(answer["sentence"])} <a class="setting-link" href="#{escape(instance)}--'
+            f'{escape(path.replace(".", "-"))}">See the setting</a>.')

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import build
-from engine import scenarios, widgets
+from engine import scenarios, sensitivity, widgets
 from engine.schema import jsonable
 
 from fixtures.demo_widget import ensure_registered
@@ -128,6 +128,8 @@ def write_page(tmp_path: Path, body: str) -> build.Config:
     ("::: sweep demo.dice Dice\nvary: count\nvalues: 1, 2\n:::\n", "values must be a JSON list"),
     ("::: sweep small_general.combat Sides\nvary: hex_sides\nvalues: [1, 9]\n:::\n", "sweep 'Sides': hex_sides: 9 is out of range"),
     ("::: sweep small_general.combat Sides\nvary: hex_sides\ntrials: 40\n:::\n", "is exact; it takes no trials"),
+    ("::: sensitivity small_general.combat Which\nfigure: nope\n:::\n", "sensitivity 'Which': figure: "),
+    ("::: sensitivity small_general.combat\n:::\n", "a sensitivity block needs a caption"),
     ("::: sweep demo.dice Dice\nvary: count\nfrom: 1\nto: 2\ntrials: many\n:::\n", "trials and seed are whole"),
 ])
 def test_source_errors_name_the_problem(demo, tmp_path, body, message):
@@ -197,6 +199,30 @@ def test_every_system_teaches_with_a_prerendered_sweep_that_is_the_engines(real_
             assert answer["html"].count('<svg class="chart"') == answer["html"].count('<table class="chart-data">') >= 1
             taught.add(page.system_slug)
     assert taught == {p.system_slug for p in build.collect_pages(build.Config()) if p.system_slug}
+
+
+def test_sensitivity_blocks_and_calculator_notes_are_the_engines(real_site):
+    """A '::: sensitivity' block is the engine's answer for its inputs; a calculator whose headline an assumed
+    setting moves far carries the sentence under its result, with a link to the setting's control."""
+    blocks = 0
+    for page in build.collect_pages(build.Config()):
+        html = read(real_site, page.url) if page.system_slug else ""
+        for kind, widget_id, _, caption, pairs, _ in build.page_blocks(page.text, str(page.source)):
+            if kind != "sensitivity":
+                continue
+            spec = {k: pairs.pop(k) for k in ("figure", "trials", "seed") if k in pairs}
+            w = widgets.get(widget_id)
+            inputs, _ = w.from_link(pairs)
+            kw = {"trials": int(spec["trials"]), "seed": int(spec.get("seed", 1))} if w.trial else {}
+            assert sensitivity.sensitivity(widget_id, inputs, render=True, **kw)["html"] in html, caption
+            blocks += 1
+    assert blocks >= 2
+    page = read(real_site, "small-general/defenders-and-retreats.html")
+    section = widget_section(page, "sg-retreat")
+    note = sensitivity.note_html(sensitivity.sensitivity("small_general.combat", {"retreat_hexes": 2}), "sg-retreat")
+    assert f'<p class="sensitivity-note">{note}</p>' in section and 'href="#sg-retreat--settings-retreat_direction"' in note
+    assert 'id="sg-retreat--settings-retreat_direction"' in section
+    assert '<p class="sensitivity-note" hidden></p>' in widget_section(page, "sg-defender")
 
 
 def test_prerendered_run_groups_thousands(real_site):

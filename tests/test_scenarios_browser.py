@@ -143,3 +143,34 @@ def test_a_damaged_scenario_link_is_said_at_the_widgets_top_and_the_panel_is_acc
     page.click(panel(SG, "[data-action=sweep]"))
     wait_until(page, "(s) => document.querySelector(s + ' .scenario-result').dataset.state === 'done'", f"#{SG}")
     assert axe_violations(page, f"#{SG} .widget-scenario") == []
+
+
+RETREAT_PAGE, RETREAT = "small-general/defenders-and-retreats.html", "sg-retreat"
+
+
+def test_the_sentence_under_a_result_follows_the_inputs_and_leads_to_its_setting(guarded_page, site_url):
+    """Issue 22: a calculator whose headline an assumed setting moves far says so under its result, kept up
+    to date live; its link opens the settings and puts the setting in focus. The panel's 'Which assumptions
+    matter' shows the engine's tornado chart and table."""
+    from engine import sensitivity
+    page = guarded_page
+    page.goto(site_url + RETREAT_PAGE)
+    wait_until(page, "() => document.documentElement.dataset.widgetsLive === location.pathname", timeout=60_000)
+    note = f"#{RETREAT} .sensitivity-note"
+    base = page.evaluate("(s) => JSON.parse(document.querySelector(s).textContent)", f"#{RETREAT} script.widget-base")
+    changed = {**base, "retreat_hexes": 1}
+    expected = sensitivity.note_html(sensitivity.sensitivity("small_general.combat", changed), RETREAT)
+    assert expected and expected != sensitivity.note_html(sensitivity.sensitivity("small_general.combat", base), RETREAT)
+    page.fill(f"#{RETREAT}--retreat_hexes", "1")
+    page.dispatch_event(f"#{RETREAT}--retreat_hexes", "change")
+    wait_until(page, "([s, h]) => { const t = document.createElement('template'); t.innerHTML = h; "
+               "const e = document.querySelector(s); return !e.hidden && e.innerHTML === t.innerHTML; }", [note, expected])
+    page.click(f"{note} a.setting-link")
+    wait_until(page, "(id) => document.activeElement?.id === id", f"{RETREAT}--settings-retreat_direction")
+    assert page.evaluate("(id) => document.getElementById(id).closest('details').open", f"{RETREAT}--settings-retreat_direction")
+    page.evaluate(OPEN, f"#{RETREAT}")
+    page.click(panel(RETREAT, "[data-action=assumptions]"))
+    w = widgets.get("small_general.combat")
+    html = sensitivity.sensitivity(w.id, w.validate(changed), render=True)["html"]
+    wait_until(page, "([s, h]) => { const t = document.createElement('template'); t.innerHTML = h; "
+               "return document.querySelector(s).innerHTML === t.innerHTML; }", [panel(RETREAT, ".scenario-result"), html])

@@ -81,6 +81,8 @@ def test_a_wide_spread_earns_a_sentence_naming_the_setting_and_a_narrow_one_none
     top = answer["settings"][0]
     assert answer["sentence"] == (f"P(attacker wins) depends on our reading of “{top['label']}”: "
                                   f"{top['low']['float'] * 100:.0f} % to {top['high']['float'] * 100:.0f} %.")
+    assert sensitivity.sensitivity("small_general.combat", {"retreat_hexes": 2})["sentence"] == (
+        "P(defender destroyed) depends on our reading of “Retreat direction”: 0.5 % to 6.3 %.")
     assert top["spread"] >= float(sensitivity.LARGE_PROBABILITY_SPREAD)
     html = answer["html"]
     assert html.count('<svg class="chart tornado"') == 1 and "style=" not in html and answer["sentence"][:20] in html

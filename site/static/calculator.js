@@ -10,6 +10,9 @@ import { DEFAULT_SEED, SAFE_LINK_LENGTH, SCENARIO_KEY, SEED_KEY, TRIALS_KEY, que
 import { embedCode } from "./embed.js";
 
 const DEBOUNCE_MS = 150;
+// The sentence under a calculator's result when an assumed setting moves it far is worked out this long
+// after the last change, so it never holds a recompute up.
+const NOTE_DELAY_MS = 400;
 
 function capitalised(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
@@ -33,6 +36,8 @@ export class LiveWidget {
     this.shareNote = null;
     this.sim = section.querySelector(".widget-sim") ? new SimulationView(section, site?.pool ?? engine) : null;
     this.scenario = section.querySelector(".widget-scenario") ? new ScenarioPanel(this) : null;
+    this.note = section.querySelector(".sensitivity-note");
+    this.noteTimer = null;
     this.state = ""; // the engine's compact form of the inputs (see queryFor)
     this.seq = 0;
     this.link = {};
@@ -61,6 +66,12 @@ export class LiveWidget {
   }
 
   click(event) {
+    const setting = event.target.closest("a.setting-link");
+    if (setting && this.section.contains(setting)) {
+      event.preventDefault();
+      this.showSetting(decodeURIComponent(setting.hash.slice(1)));
+      return;
+    }
     const target = event.target.closest("[data-action], a[data-example]");
     if (!target || !this.section.contains(target)) return;
     if (target.matches("a[data-example]")) {
@@ -226,7 +237,31 @@ export class LiveWidget {
     this.markChanged();
     this.site.publishState();
     this.scenario?.follow();
+    this.scheduleNote();
     this.reportRejected(rejected);
+  }
+
+  // A calculator's sentence under its result ("… depends on our reading of …"), from the engine.
+  scheduleNote() {
+    if (!this.note || this.sim) return;
+    clearTimeout(this.noteTimer);
+    const seq = this.seq;
+    this.noteTimer = setTimeout(async () => {
+      const answer = await this.engine.call({ op: "sensitivity", widget: this.widget, inputs: collect(this.form),
+                                              instance: this.instance });
+      if (seq !== this.seq || answer.error) return;
+      if (this.note.innerHTML !== answer.result.note) this.note.innerHTML = answer.result.note;
+      this.note.hidden = !answer.result.note;
+    }, NOTE_DELAY_MS);
+  }
+
+  // A setting named by the note: its section and panel opened, the control in view and in focus.
+  showSetting(id) {
+    const control = document.getElementById(id);
+    if (!control || !this.section.contains(control)) return;
+    for (let d = control.closest("details"); d; d = d.parentElement?.closest("details")) d.open = true;
+    control.scrollIntoView({ block: "center" });
+    control.focus({ preventScroll: true });
   }
 
   // Parts of a link that were not applied, at the widget's top, the first refused field in focus.

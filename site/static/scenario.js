@@ -53,7 +53,7 @@ export class ScenarioPanel {
     this.shown = null; // what the result area shows: {kind: "sweep" | "target", vary, goal?}
     this.runs = { compare: null, result: null }; // runs going on, each {stopped}
     this.state = ""; // the scenario's compact link text (engine: scenario_link)
-    this.root.addEventListener("toggle", () => { if (this.root.open) this.loadVaries(); });
+    this.root.addEventListener("toggle", () => { if (this.root.open && !this.varies) this.loadVaries(); });
     this.inputSelect.addEventListener("change", () => this.chooseInput());
   }
 
@@ -78,6 +78,7 @@ export class ScenarioPanel {
     else if (action === "unpin") this.unpin();
     else if (action === "sweep") this.runSweep();
     else if (action === "target") this.runTarget();
+    else if (action === "assumptions") this.runAssumptions();
     else if (action === "scenario-stop") this.stop();
     else return false;
     return true;
@@ -85,10 +86,13 @@ export class ScenarioPanel {
 
   // -- the inputs that can vary --
 
-  async loadVaries(keep = this.inputSelect.value) {
+  // `wanted`: the input to select (a link's); otherwise the one selected when the answer comes, whose
+  // range the reader may have set meanwhile, is kept as it is.
+  async loadVaries(wanted = null) {
     const answer = await this.w.engine.call({ op: "varies", widget: this.w.widget, inputs: collect(this.w.form) });
     if (answer.error) return;
     this.varies = answer.result;
+    const keep = wanted ?? this.inputSelect.value;
     this.inputSelect.replaceChildren(...this.varies.varies.map((v) => option(v.input, v.label, v.input === keep)));
     if (!this.figureSelect.options.length) {
       this.figureSelect.replaceChildren(...this.varies.figures.map((f) => option(f.name, f.label, false)));
@@ -194,6 +198,15 @@ export class ScenarioPanel {
     this.shown = { kind: "target", vary, goal, inputs: JSON.stringify(inputs) };
     delete this.out.dataset.outdated;
     this.stream("result", this.out, { op: "target", inputs, vary, ...goal });
+    this.publish();
+  }
+
+  // How far each assumed setting moves the headline figure (engine.sensitivity): not kept in the link.
+  runAssumptions() {
+    const inputs = collect(this.w.form);
+    this.shown = { kind: "sensitivity", inputs: JSON.stringify(inputs) };
+    delete this.out.dataset.outdated;
+    this.stream("result", this.out, { op: "sensitivity", inputs });
     this.publish();
   }
 
