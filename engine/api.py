@@ -19,13 +19,14 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from . import montecarlo, scenarios, sensitivity, widgets
+from . import luck, montecarlo, scenarios, sensitivity, widgets
 from .montecarlo import Tally
 from .schema import InputError, json_depth_ok, jsonable, shown
 
 __all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
-SCENARIO_OPS: Final = ("compare", "sweep", "target", "sensitivity", "varies", "scenario_link", "scenario_from_link")
+SCENARIO_OPS: Final = ("compare", "sweep", "target", "sensitivity", "luck", "varies", "scenario_link",
+                       "scenario_from_link")
 """Scenario operations (:mod:`engine.scenarios`). The pages do not call them yet (issue 21's page half is to
 come), so the warm-up leaves them out: the memory snapshot every reader downloads does not carry their
 warmed state. Warm them with the page controls that call them."""
@@ -254,6 +255,12 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
         if isinstance(instance, str) and 0 < len(instance) <= 100:
             answer["note"] = sensitivity.note_html(answer, instance)  # the sentence under the widget's result
         return answer
+    if op == "luck":
+        kw = {}
+        if w.trial is not None:
+            total, first, count = _trials(w, message, 1)
+            kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally")}
+        return luck.luck(w.id, message.get("inputs"), message.get("observed"), render=render, **kw)
     if op == "varies":
         return {"varies": scenarios.varies(w, w.validate(message.get("inputs"))),
                 "figures": [f.describe() for f in w.figures]}

@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from . import scenarios, sensitivity, widgets
+from . import luck, scenarios, sensitivity, widgets
 from .schema import InputError, json_argument
 
-COMMANDS = ("compare", "sweep", "target", "sensitivity")
+COMMANDS = ("compare", "sweep", "target", "sensitivity", "luck")
 
 
 def add_parsers(sub: Any) -> None:
@@ -34,12 +34,18 @@ def add_parsers(sub: Any) -> None:
     for name, text in (("compare", "every figure of two states side by side, with the difference"),
                        ("sweep", "every figure along one input"),
                        ("target", "the least (or most) value of an input that reaches a figure's threshold"),
-                       ("sensitivity", "how far each assumed setting's other readings move a figure, widest first")):
+                       ("sensitivity", "how far each assumed setting's other readings move a figure, widest first"),
+                       ("luck", "how often a result at least as far out as the one observed comes up")):
         p = sub.add_parser(name, help=text)
         p.add_argument("widget", help="widget id, e.g. small_general.combat")
         if name == "sensitivity":
             p.add_argument("--inputs", default="{}", help="inputs as a JSON object")
             p.add_argument("--figure", help="the figure to rank by (default the widget's first)")
+        elif name == "luck":
+            p.add_argument("--inputs", default="{}", help="inputs as a JSON object")
+            p.add_argument("--observed", required=True,
+                           help='what happened, as JSON: {"result": "DEF Loss"}, or for a battle '
+                                '{"ending": "defender_held", "attacker.lost": 6}')
         elif name == "compare":
             p.add_argument("--a", default="{}", help="state A (the pinned one) as a JSON object")
             p.add_argument("--b", default="{}", help="state B as a JSON object")
@@ -64,6 +70,8 @@ def add_parsers(sub: Any) -> None:
             p.add_argument("--figures", help="only these figures, comma-separated")
         if name != "target":
             p.add_argument("--trials", type=int, help="battles: trials of the run (default the widget's)")
+        if name == "luck":
+            p.set_defaults(format="json")
         p.add_argument("--seed", default="1", help="battles: the run's seed, 0 to 2**53 (default 1)")
         p.add_argument("--format", default="json", choices=("json", "csv"), help="output format")
         p.add_argument("--html", action="store_true", help="json: include the HTML (table and SVG charts)")
@@ -78,6 +86,12 @@ def message_of(args: argparse.Namespace) -> dict[str, Any]:
     m: dict[str, Any] = {"op": args.command, "widget": w.id, "seed": widgets.check_seed(args.seed)}
     if args.command == "compare":
         m.update(pinned=json_argument(args.a, "--a", object_only=True), inputs=json_argument(args.b, "--b", object_only=True), pairing=args.pairing)
+    elif args.command == "luck":
+        m["inputs"] = json_argument(args.inputs, "--inputs", object_only=True)
+        m["observed"] = json_argument(args.observed, "--observed", object_only=True)
+        if args.trials is not None:
+            m["trials"] = args.trials
+        return m
     elif args.command == "sensitivity":
         m["inputs"] = json_argument(args.inputs, "--inputs", object_only=True)
         if args.figure is not None:
@@ -161,6 +175,11 @@ def run(message: dict[str, Any], mapper: scenarios.Mapper = scenarios.serial, ch
                   "chunk": chunk, "mapper": mapper}
         return scenarios.compare(w.id, message.get("pinned"), message.get("inputs"), figures=message.get("figures"),
                                  render=render, **kw)
+    if op == "luck":
+        kw = {}
+        if w.trial is not None:
+            kw = {"seed": seed, "trials": message.get("trials", w.trials)}
+        return luck.luck(w.id, message.get("inputs"), message.get("observed"), render=render, **kw)
     if op == "sensitivity":
         kw = {}
         if w.trial is not None:
@@ -198,6 +217,16 @@ def write_csv(answer: dict[str, Any], out: Any) -> None:
     w = csv.writer(out, lineterminator="\n")
     est = answer["kind"] == "estimate"
     parts = ("float", "exact", "low", "high") if est else ("float", "exact")
+    if "sentence" in answer and "settings" not in answer:  # luck: the shares it rests on
+        w.writerow(["what", "value", "share", "low", "high"])
+        if answer["kind"] == "exact":
+            for key in ("this", "worse", "better"):
+                w.writerow([key, answer["result"], answer[key]["float"], "", ""])
+        for p in answer.get("parts", []):
+            for key in ("share", "at_most", "at_least"):
+                if key in p:
+                    w.writerow([f"{p['what']} {key}", json.dumps(p["value"]), p[key]["float"], p[key]["low"], p[key]["high"]])
+        return
     if "settings" in answer:  # sensitivity: one row per reading tried, widest spread first
         w.writerow(["setting", "label", "now", "reading", *[f"figure_{p}" for p in parts],
                     *[f"change_{p}" for p in parts]])

@@ -1,0 +1,158 @@
+"""How lucky was that: where an observed result falls among those the inputs can give.
+
+Enter what happened and see how often it, or something at least as far
+from the middle, comes up: "a result this bad or worse for the attacker
+happens 1 time in 14".
+
+* A calculator whose result lists its outcomes in order (``outcomes``, worst
+  for the attacker first, as Small General's and OCS's do; or
+  ``distribution``, by count, as the card game's round odds do) answers
+  exactly: the chance of that outcome, of it or anything worse for the
+  attacker, and of it or anything better.
+* A battle answers from the estimate's tally (:meth:`engine.widgets.Widget.estimate`,
+  trials 0 … N−1 of the seed, so the same figures the page's run shows): for
+  its ending, the share of battles that ended that way; for a number it
+  tallies in a histogram (losses, rounds, panics), the share at or below it
+  and at or above it; each with its Wilson interval.
+
+>>> a = luck("small_general.combat", {}, {"result": "DEF Retreat + Loss"})
+>>> a["this"]["exact"], a["worse"]["exact"], a["better"]["exact"], a["sentence"]
+('1/36', '53/54', '5/108', 'A result this good or better for the attacker happens about 1 time in 22.')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from html import escape
+from typing import Any
+
+from . import widgets
+from .montecarlo import Tally, wilson
+from .schema import InputError, fraction_text, shown
+
+__all__ = ["luck", "luck_html", "observable"]
+
+
+def _ordered(result: Mapping[str, Any]) -> tuple[str, list[tuple[str, Fraction]]] | None:
+    """The result's outcomes in order with their exact chances, and which list they came from."""
+    for key in ("outcomes", "distribution"):
+        rows = result.get(key)
+        if isinstance(rows, list) and rows and all(isinstance(r, Mapping) and "result" in r and "p" in r for r in rows):
+            return key, [(str(r["result"]), Fraction(r["p"])) for r in rows]
+    return None
+
+
+def observable(w: widgets.Widget, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What a reader can say happened, for this widget and these inputs: outcome labels, or a battle's
+    ending and the numbers its estimate tallies."""
+    if w.trial is None:
+        found = _ordered(w.result(dict(values)))
+        if found is None:
+            raise InputError("", f"{w.id} lists no outcomes to place a result among")
+        return {"result": [label for label, _ in found[1]]}
+    t = w.estimate(dict(values), 1, 0, 1)
+    return {"ending": sorted(t.counts.get("ending", {})) or None, "numbers": sorted(t.hists)}
+
+
+def _frac_json(x: Fraction) -> dict[str, Any]:
+    return {"exact": fraction_text(x), "float": float(x)}
+
+
+def _one_in(p: float, exact: bool = False) -> str:
+    if p <= 0:
+        return "never with these inputs" if exact else "never, in these trials"
+    n = 1 / p
+    return "every time" if n < 1.05 else f"about 1 time in {n:,.0f}" if n >= 1.95 else f"about {p * 100:.0f} times in 100"
+
+
+def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, seed: int = 1,
+         trials: int | None = None, first: int = 0, count: int | None = None, tally: Any = None,
+         render: bool = False) -> dict[str, Any]:
+    """Where ``observed`` falls: ``{"result": label}`` for a calculator; for a battle ``{"ending": label}``
+    and/or ``{name: number}`` for any number its estimate tallies (``attacker.lost``, ``rounds``, …).
+
+    A battle's answer comes from trials ``first`` … ``first + count − 1`` added to ``tally`` (default: all
+    ``trials``, the widget's run size), as the page's run would give them.
+    """
+    w = widgets.get(widget_id)
+    values = w.validate(inputs)
+    if not isinstance(observed, Mapping) or not observed:
+        raise InputError("observed", "say what happened", "an object such as {\"result\": \"DEF Retreat\"}")
+    out: dict[str, Any] = {"widget": w.id, "kind": "estimate" if w.trial else "exact"}
+    if w.trial is None:
+        found = _ordered(w.result(values))
+        if found is None:
+            raise InputError("", f"{w.id} lists no outcomes to place a result among")
+        key, rows = found
+        label = observed.get("result")
+        labels = [r for r, _ in rows]
+        if label not in labels:
+            raise InputError("result", f"{shown(label)} is not a result these inputs can give", ", ".join(labels))
+        i = labels.index(label)
+        this, worse, better = rows[i][1], sum((p for _, p in rows[: i + 1]), Fraction(0)), sum((p for _, p in rows[i:]), Fraction(0))
+        out.update(result=label, this=_frac_json(this), worse=_frac_json(worse), better=_frac_json(better),
+                   order="worst for the attacker first" if key == "outcomes" else "fewest first")
+        lower, upper = ("bad or worse for the attacker", "good or better for the attacker") if key == "outcomes" \
+            else ("low or lower", "high or higher")
+        tail, p = (lower, worse) if worse <= better else (upper, better)
+        out["sentence"] = f"A result this {tail} happens {_one_in(float(p), exact=True)}."
+    else:
+        total = trials or w.trials
+        count = total - first if count is None else count
+        t = None if tally is None else Tally.from_json(tally)
+        t = w.estimate(values, seed, first, count, t)
+        n = t.trials
+        parts = []
+        lines = []
+        if "ending" in observed:
+            ending = observed["ending"]
+            counts = t.counts.get("ending", {})
+            if not isinstance(ending, str) or ending not in counts and ending not in observable(w, values)["ending"]:
+                raise InputError("ending", f"{shown(ending)} is not an ending of this battle", ", ".join(sorted(counts)))
+            k = counts.get(ending, 0)
+            iv = wilson(k, n, t.confidence)
+            parts.append({"what": "ending", "value": ending, "share": {"float": k / n, "low": iv.low, "high": iv.high}})
+            lines.append(f"A battle ends “{ending}” {_one_in(k / n)}.")
+        for name, value in observed.items():
+            if name == "ending":
+                continue
+            hist = t.hists.get(name)
+            if hist is None:
+                raise InputError(name, f"{shown(name)} is not a number this battle tallies", ", ".join(sorted(t.hists)))
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InputError(name, f"{shown(value)} is not a count", "a whole number, 0 or more")
+            at_most = sum(c for v, c in hist.items() if int(v) <= value)
+            at_least = sum(c for v, c in hist.items() if int(v) >= value)
+            lo, hi = wilson(at_most, n, t.confidence), wilson(at_least, n, t.confidence)
+            parts.append({"what": name, "value": value,
+                          "at_most": {"float": at_most / n, "low": lo.low, "high": lo.high},
+                          "at_least": {"float": at_least / n, "low": hi.low, "high": hi.high}})
+            side, p = ("or fewer", at_most / n) if at_most <= at_least else ("or more", at_least / n)
+            lines.append(f"{name.replace('.', ' ').capitalize()} {value} {side}: {_one_in(p)}.")
+        out.update(seed=seed, trials=n, next=first + count, done=n >= total, tally=t.to_json(), parts=parts,
+                   confidence=fraction_text(w.confidence))
+        out["sentence"] = " ".join(lines)
+    if render:
+        out["html"] = luck_html(out)
+    return out
+
+
+def luck_html(answer: Mapping[str, Any]) -> str:
+    """The sentence, then the shares it rests on (exact, or with their intervals)."""
+    if answer["kind"] == "exact":
+        rows = [("this result", answer["this"]), ("this or worse for the attacker", answer["worse"]),
+                ("this or better for the attacker", answer["better"])]
+        cells = "".join(f'<tr><th scope="row">{escape(k)}</th><td class="num">{escape(v["exact"])} '
+                        f'({v["float"] * 100:.2f}%)</td></tr>' for k, v in rows)
+    else:
+        cells = ""
+        for p in answer["parts"]:
+            for key, words in (("share", "ends so"), ("at_most", "at most"), ("at_least", "at least")):
+                if key in p:
+                    v = p[key]
+                    cells += (f'<tr><th scope="row">{escape(p["what"])} {escape(words)} {escape(str(p["value"]))}</th>'
+                              f'<td class="num">{v["float"] * 100:.1f}% ({v["low"] * 100:.1f} to {v["high"] * 100:.1f})</td></tr>')
+    note = "" if answer["kind"] == "exact" else f" over {answer['trials']:,} battles"
+    return (f'<div class="luck-answer"><p class="luck-sentence">{escape(answer["sentence"])}</p>'
+            f'<table class="luck"><caption>How often{escape(note)}</caption><tbody>{cells}</tbody></table></div>')
