@@ -31,7 +31,7 @@ from . import widgets
 from .montecarlo import Tally, wilson
 from .schema import InputError, fraction_text, shown
 
-__all__ = ["luck", "luck_html", "observable"]
+__all__ = ["luck", "luck_html", "observable", "sample_sentence"]
 
 
 def _ordered(result: Mapping[str, Any]) -> tuple[str, list[tuple[str, Fraction]]] | None:
@@ -156,3 +156,21 @@ def luck_html(answer: Mapping[str, Any]) -> str:
     note = "" if answer["kind"] == "exact" else f" over {answer['trials']:,} battles"
     return (f'<div class="luck-answer"><p class="luck-sentence">{escape(answer["sentence"])}</p>'
             f'<table class="luck"><caption>How often{escape(note)}</caption><tbody>{cells}</tbody></table></div>')
+
+
+def sample_sentence(w: widgets.Widget, values: Mapping[str, Any], sample: Mapping[str, Any]) -> str:
+    """How rare a calculator's seeded sample is, said of itself; empty where its result is not one of the
+    listed outcomes. The sample names its outcome as ``cell`` (OCS) or ``outcome`` (Small General).
+
+    >>> w = widgets.get("small_general.combat")
+    >>> sample_sentence(w, w.validate({}), {"outcome": "DEF Destroyed"})
+    'A result this good or better for the attacker happens about 1 time in 216.'
+    """
+    found = _ordered(w.result(dict(values)))
+    if found is None:
+        return ""
+    labels = [label for label, _ in found[1]]
+    label = next((sample.get(k) for k in ("cell", "outcome") if sample.get(k) in labels), None)
+    if label is None:
+        return ""
+    return luck(w.id, values, {"result": label})["sentence"]

@@ -31,6 +31,7 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from html import escape
 from typing import Any
 
 from . import linkstate, montecarlo
@@ -135,6 +136,17 @@ class Widget:
         names = [f.name for f in self.figures]
         if len(names) != len(set(names)):
             raise ValueError(f"{self.id}: two figures share a name")
+        if self.render_sample is not None and self.trial is None:
+            # Every system's sample says how rare its result is (play() attaches the sentence): one place,
+            # so the build's pre-rendered roll and the live one (and the tests) render it alike.
+            narrate = self.render_sample
+
+            def render_sample(sample: Result) -> str:
+                line = sample.get("luck")
+                return narrate(sample) + (f'<p class="luck-sentence">How rare: {escape(line[:1].lower() + line[1:])}'
+                                          '</p>' if line else "")
+
+            object.__setattr__(self, "render_sample", render_sample)
 
     @property
     def capabilities(self) -> tuple[str, ...]:
@@ -178,6 +190,11 @@ class Widget:
         result = self.sample(values, seed)
         result.setdefault("seed", seed)
         result.setdefault("widget", self.id)
+        if self.trial is None:
+            from .luck import sample_sentence  # luck imports this module
+            line = sample_sentence(self, values, result)
+            if line:
+                result["luck"] = line
         return result
 
     def tally_key(self, values: Mapping[str, Any], seed: int) -> str:

@@ -75,3 +75,16 @@ def test_the_command_line_answers_and_refuses_plainly():
     assert bad.returncode == 2 and bad.stderr.strip() == "error: --observed must be a JSON object"
     with pytest.raises(InputError):
         luck.luck("small_general.combat", {}, "DEF Loss")
+
+
+@pytest.mark.parametrize("widget_id", ["small_general.combat", "ocs.combat"])
+def test_a_seeded_sample_says_how_rare_its_own_result_is(widget_id):
+    w = widgets.get(widget_id)
+    for seed in (1, 2, 3):
+        sample = w.roll({}, seed)
+        label = sample.get("cell") or sample["outcome"]
+        said = luck.luck(widget_id, {}, {"result": label})["sentence"]
+        assert sample["luck"] == said
+        assert w.render_sample(sample).endswith(f'<p class="luck-sentence">How rare: {said[0].lower()}{said[1:]}</p>')
+    battle = widgets.get("sgs.battle")
+    assert "luck" not in battle.roll({}, 1) and "How rare" not in battle.render_sample(battle.roll({}, 1))
