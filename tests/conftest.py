@@ -73,7 +73,8 @@ GROUP = pytest.StashKey[str]()
 OWN_GROUP = {"test_firefox_goes_live_on_every_fresh_load"}
 LONGEST_FIRST = ["test_browsers.py", "test_browser.py", "test_browsers.py::test_firefox_goes_live_on_every_fresh_load",
                  "test_simulation.py", "test_atg_browser.py", "test_sgs_browser.py", "test_snapshot.py",
-                 "test_bridge_properties.py", "test_hostile_links.py", "test_settings_panel.py"]
+                 "test_bridge_properties.py", "test_hostile_links.py", "test_settings_panel.py", "test_offline.py",
+                 "test_scenarios_browser.py", "test_embed.py"]
 
 
 def _xdist_group(item: pytest.Item) -> str:
@@ -278,6 +279,8 @@ def page_meta(path: Path) -> dict[str, str]:
 
 
 def page_widget_blocks(path: Path) -> list[tuple[str, str, str, dict[str, str], list[tuple[str, dict[str, str]]]]]:
-    """Every block on a page as ``(kind, id, instance, base pairs, examples)``, by the build's own parser."""
+    """Every widget and exhibit block on a page as ``(kind, id, instance, base pairs, examples)``, by the build's
+    own parser. (The teaching blocks, ``::: sweep`` and ``::: sensitivity``, are test_build.py's.)"""
     return [(kind, ident, instance, pairs, examples)
-            for kind, ident, instance, _title, pairs, examples in build.page_blocks(path.read_text(encoding="utf-8"), path.name)]
+            for kind, ident, instance, _title, pairs, examples in build.page_blocks(path.read_text(encoding="utf-8"), path.name)
+            if kind in ("widget", "exhibit")]
