@@ -37,7 +37,7 @@ from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST
 from .interception import Decision, intercepts
 from .rules import Rules, as_floats, concentric_values
 from .setup import AIR_MISSIONS, BOMBARDMENTS, TAKES_HEX, Setup, SetupError, Unit, UnitState
-from .units import LANDSCAPES
+from .units import LANDSCAPES, UnitType
 
 __all__ = ["fight", "Battle", "Outcome", "SideTally", "MergedUnit", "UnitInfo", "BattleTooBig", "WORK_LIMIT",
            "LOGGED_ATTACKS"]
@@ -172,6 +172,8 @@ class Battle:
         self.record = record
         self.events: list[dict[str, Any]] = []
         self.work = 0
+        self.type_tables: dict[tuple[int, bool, int], dict[int, tuple[bool, bool]]] = {}
+        """:meth:`_type_table` worked out so far."""
         """Work done so far (individuals looked over in target searches, plus attacks): see WORK_LIMIT."""
         self.attacks_made = 0
         self.unlogged = 0
@@ -400,30 +402,54 @@ class Battle:
         """May ``a`` choose ``x`` as its target? The page's target rules, backbench ones included."""
         if x.status != IN and not (x.status == RETREATING and x.kind != HIT):
             return False
-        if x.outside or not a.t.attack.get(x.t.group, 0):
+        if x.outside or not self.type_targetable(a.t, a.broken, x.t, x.status == RETREATING):
             return False
-        a_air = a.t.theatre == "air"
-        x_air = x.t.theatre == "air"
-        if a_air and x_air and a.t.backbench and not x.t.backbench:
-            return False
-        if x.t.backbench and x.status != RETREATING:
-            if x_air:
-                if not (a.t.aa_range > 0 and not a_air) and not (a_air and (a.t.backbench or a.broken)):
-                    return False
-            elif not a_air and not a.broken and a.t.artillery_range <= 0:
-                return False
         if x.broken and a.t.artillery_range > 0 and a.t.theatre == "land":
             return False
         return True
 
+    @staticmethod
+    def type_targetable(at: UnitType, a_broken: bool, xt: UnitType, retreating: bool) -> bool:
+        """The part of :meth:`targetable` that depends only on the two types, the attacker's
+        brokenness and whether the target is retreating."""
+        if not at.attack.get(xt.group, 0):
+            return False
+        a_air = at.theatre == "air"
+        x_air = xt.theatre == "air"
+        if a_air and x_air and at.backbench and not xt.backbench:
+            return False
+        if xt.backbench and not retreating:
+            if x_air:
+                if not (at.aa_range > 0 and not a_air) and not (a_air and (at.backbench or a_broken)):
+                    return False
+            elif not a_air and not a_broken and at.artillery_range <= 0:
+                return False
+        return True
+
+    def _type_table(self, a: Individual) -> dict[int, tuple[bool, bool]]:
+        """:meth:`type_targetable` for ``a`` against each enemy type (by ``id``), in the battle and
+        retreating; worked out once per attacking type and brokenness, as types do not change."""
+        key = (id(a.t), a.broken, a.side)
+        table = self.type_tables.get(key)
+        if table is None:
+            types = {id(x.t): x.t for x in self.people[1 - a.side]}
+            table = self.type_tables[key] = {
+                k: (self.type_targetable(a.t, a.broken, xt, False), self.type_targetable(a.t, a.broken, xt, True))
+                for k, xt in types.items()}
+        return table
+
     def _find_target(self, a: Individual) -> Individual | None:
-        ok = self.targetable
         enemy = self.people[1 - a.side]
         self.work += len(enemy) + 1
         if self.work > WORK_LIMIT:
             raise BattleTooBig(self.round, self.attacks_made)
+        # what targetable() says, with its type-only part looked up
+        table = self._type_table(a)
+        spares_broken = a.t.artillery_range > 0 and a.t.theatre == "land"
         candidates = [x for x in enemy
-                      if (x.status == IN or (x.status == RETREATING and x.kind != HIT)) and ok(a, x)]
+                      if (table[id(x.t)][0] if x.status == IN else
+                          x.status == RETREATING and x.kind != HIT and table[id(x.t)][1])
+                      and not x.outside and not (x.broken and spares_broken)]
         if not candidates:
             return None
         n = len(candidates)
