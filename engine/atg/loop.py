@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import endings, parts
-from .attack import LOGGED_ATTACKS, attack, attack_points
+from .attack import ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, attack, attack_points, live_modifiers
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge)
 from .interception import Decision, intercepts
@@ -253,6 +253,9 @@ class Battle:
                     self._add_unit(1, aa.unit, outside=True)
         carrying = self.combat in ("paradrop", "airlift", "air_supply")
         self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport and carrying)
+        self.attack_modifiers = live_modifiers(self, ATTACK_MODIFIERS)
+        self.hit_point_modifiers = live_modifiers(self, HIT_POINT_MODIFIERS)
+        """The modifiers that can differ from 1.0 in this battle (the hot path's lists)."""
 
     # The loop -----------------------------------------------------------------------------------------
 
