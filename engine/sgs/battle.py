@@ -97,6 +97,7 @@ class Battle:
         self.combat_idx = [[i for i, u in enumerate(us) if u.role == "combat"] for us in self.units]
         self.armour_idx = [[i for i in self.combat_idx[s] if self.units[s][i].armour] for s in (0, 1)]
         self.armoured = [len(a) for a in self.armour_idx]
+        self.air_idx = [[i for i in self.combat_idx[s] if self.units[s][i].air] for s in (0, 1)]
         """Armour still fighting, per side: kept up to date by :meth:`leave` (the hot path counts no lists)."""
         self.is_armour = [[i in a for i in range(len(us))] for a, us in zip(self.armour_idx, self.units)]
         self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[str, int], ...]] = {}
@@ -178,7 +179,8 @@ class Battle:
         n = len(here)
         mean = (2 * sum(us[i].morale for i in here) + n) // (2 * n) if n else 0
         own, enemy = self.armour(s), self.armour(1 - s)
-        return (f.leader_morale + mean + (1 if any(us[i].air for i in here) else 0) + (1 if own else 0)
+        active = self.active[s]
+        return (f.leader_morale + mean + (1 if any(active[i] for i in self.air_idx[s]) else 0) + (1 if own else 0)
                 + (1 if armour_superiority(own, enemy) else 0) + f.booster_morale + f.scenario_morale
                 + f.card_morale - self.drops[s])
 
