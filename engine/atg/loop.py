@@ -448,10 +448,9 @@ class Battle:
             raise BattleTooBig(self.round, self.attacks_made)
         # what targetable() says, with its type-only part looked up
         table = self._type_table(a)
-        every_type = all(ok for ok, _ in table.values())
         spares_broken = a.t.artillery_range > 0 and a.t.theatre == "land"
         candidates = [x for x in enemy
-                      if ((every_type or table[id(x.t)][0]) if x.status == IN else
+                      if (table[id(x.t)][0] if x.status == IN else
                           x.status == RETREATING and x.kind != HIT and table[id(x.t)][1])
                       and not x.outside and not (x.broken and spares_broken)]
         if not candidates:
