@@ -172,9 +172,9 @@ class Battle:
         self.record = record
         self.events: list[dict[str, Any]] = []
         self.work = 0
+        """Work done so far (individuals looked over in target searches, plus attacks): see WORK_LIMIT."""
         self.type_tables: dict[tuple[int, bool, int], dict[int, tuple[bool, bool]]] = {}
         """:meth:`_type_table` worked out so far."""
-        """Work done so far (individuals looked over in target searches, plus attacks): see WORK_LIMIT."""
         self.attacks_made = 0
         self.unlogged = 0
         """Attacks of this round past LOGGED_ATTACKS, counted but not described."""
