@@ -97,8 +97,8 @@ class Battle:
         self.combat_idx = [[i for i, u in enumerate(us) if u.role == "combat"] for us in self.units]
         self.armour_idx = [[i for i in self.combat_idx[s] if self.units[s][i].armour] for s in (0, 1)]
         self.armoured = [len(a) for a in self.armour_idx]
-        self.air_idx = [[i for i in self.combat_idx[s] if self.units[s][i].air] for s in (0, 1)]
         """Armour still fighting, per side: kept up to date by :meth:`leave` (the hot path counts no lists)."""
+        self.air_idx = [[i for i in self.combat_idx[s] if self.units[s][i].air] for s in (0, 1)]
         self.is_armour = [[i in a for i in range(len(us))] for a, us in zip(self.armour_idx, self.units)]
         self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[str, int], ...]] = {}
         """:func:`round_modifiers` by side, round, armour on each side and first round: they depend on nothing else."""
