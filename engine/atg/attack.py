@@ -248,6 +248,36 @@ HIT_POINT_MODIFIERS: Final[tuple[tuple[str, Modifier], ...]] = (
 """The hit point modifiers, in the page's order."""
 
 
+def _units_all_one(field: str) -> Callable[[Battle], bool]:
+    return lambda b: all(getattr(u, field) == 1.0 for us in b.units for u in us)
+
+
+IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
+    global_modifier: _units_all_one("global_modifier"),
+    aa_from_distance: lambda b: not any(p.outside for p in b.everyone),
+    landscape: lambda b: b.landscape_attack == (1.0, 1.0),
+    staff: _units_all_one("staff"),
+    special: lambda b: all(f[0] == 1.0 for f in b.type_floats.values()),
+    supply: _units_all_one("supply"),
+    people: _units_all_one("people"),
+    against_people: _units_all_one("against_people"),
+    surprise: lambda b: b.combat != "surprise",
+    versus_paradrop: lambda b: b.combat != "paradrop",
+    versus_amphibious: lambda b: b.combat != "amphibious",
+    rebel: lambda b: b.combat != "rebel",
+    supply_hp: _units_all_one("supply"),
+    special_hp: lambda b: all(f[1] == 1.0 for f in b.type_floats.values()),
+    river: lambda b: b.river_factor == 1.0,
+}
+"""Modifiers fixed by the setup, and when they are 1.0 for the whole battle (then :func:`attack` skips them:
+multiplying by 1.0 changes nothing, so every figure stays as it was)."""
+
+
+def live_modifiers(b: Battle, modifiers: tuple[tuple[str, Modifier], ...]) -> tuple[tuple[str, Modifier], ...]:
+    """``modifiers`` less those :data:`IDLE_WHEN` says stay 1.0 in this battle (ask once its sides are built)."""
+    return tuple((name, fn) for name, fn in modifiers if not (fn in IDLE_WHEN and IDLE_WHEN[fn](b)))
+
+
 def attack_points(b: Battle, a: Individual, t: Individual) -> int:
     """The attacker type's points against the target's group (0: it cannot attack it)."""
     return a.t.attack.get(t.t.group, 0)
@@ -266,13 +296,13 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
     record = b.record
     att_mods: list[tuple[str, float]] = []
     hp_mods: list[tuple[str, float]] = []
-    for name, fn in ATTACK_MODIFIERS:
+    for name, fn in b.attack_modifiers:
         x = fn(b, a, t, counter)
         if x != 1.0:
             att *= x
             if record:
                 att_mods.append((name, x))
-    for name, fn in HIT_POINT_MODIFIERS:
+    for name, fn in b.hit_point_modifiers:
         x = fn(b, a, t, counter)
         if x != 1.0:
             hp *= x

@@ -31,13 +31,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import endings, parts
-from .attack import LOGGED_ATTACKS, attack, attack_points
+from .attack import ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, attack, attack_points, live_modifiers
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge)
 from .interception import Decision, intercepts
 from .rules import Rules, as_floats, concentric_values
 from .setup import AIR_MISSIONS, BOMBARDMENTS, TAKES_HEX, Setup, SetupError, Unit, UnitState
-from .units import LANDSCAPES
+from .units import LANDSCAPES, UnitType
 
 __all__ = ["fight", "Battle", "Outcome", "SideTally", "MergedUnit", "UnitInfo", "BattleTooBig", "WORK_LIMIT",
            "LOGGED_ATTACKS"]
@@ -181,6 +181,8 @@ class Battle:
         self.retreat_open = setup.retreat_open()
         self.defence_may_retreat = any(self.retreat_open)
         """A defending unit has an avenue of retreat only if some side around the hex is open."""
+        self.type_tables: dict[tuple[int, bool, int], dict[int, tuple[bool, bool]]] = {}
+        """:meth:`_type_table` worked out so far."""
         self.attacks_made = 0
         self.unlogged = 0
         """Attacks of this round past LOGGED_ATTACKS, counted but not described."""
@@ -259,6 +261,9 @@ class Battle:
                     self._add_unit(1, aa.unit, outside=True)
         carrying = self.combat in ("paradrop", "airlift", "air_supply")
         self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport and carrying)
+        self.attack_modifiers = live_modifiers(self, ATTACK_MODIFIERS)
+        self.hit_point_modifiers = live_modifiers(self, HIT_POINT_MODIFIERS)
+        """The modifiers that can differ from 1.0 in this battle (the hot path's lists)."""
 
     # The loop -----------------------------------------------------------------------------------------
 
@@ -413,30 +418,54 @@ class Battle:
         """May ``a`` choose ``x`` as its target? The page's target rules, backbench ones included."""
         if x.status != IN and not (x.status == RETREATING and x.kind != HIT):
             return False
-        if x.outside or not a.t.attack.get(x.t.group, 0):
+        if x.outside or not self.type_targetable(a.t, a.broken, x.t, x.status == RETREATING):
             return False
-        a_air = a.t.theatre == "air"
-        x_air = x.t.theatre == "air"
-        if a_air and x_air and a.t.backbench and not x.t.backbench:
-            return False
-        if x.t.backbench and x.status != RETREATING:
-            if x_air:
-                if not (a.t.aa_range > 0 and not a_air) and not (a_air and (a.t.backbench or a.broken)):
-                    return False
-            elif not a_air and not a.broken and a.t.artillery_range <= 0:
-                return False
         if x.broken and a.t.artillery_range > 0 and a.t.theatre == "land":
             return False
         return True
 
+    @staticmethod
+    def type_targetable(at: UnitType, a_broken: bool, xt: UnitType, retreating: bool) -> bool:
+        """The part of :meth:`targetable` that depends only on the two types, the attacker's
+        brokenness and whether the target is retreating."""
+        if not at.attack.get(xt.group, 0):
+            return False
+        a_air = at.theatre == "air"
+        x_air = xt.theatre == "air"
+        if a_air and x_air and at.backbench and not xt.backbench:
+            return False
+        if xt.backbench and not retreating:
+            if x_air:
+                if not (at.aa_range > 0 and not a_air) and not (a_air and (at.backbench or a_broken)):
+                    return False
+            elif not a_air and not a_broken and at.artillery_range <= 0:
+                return False
+        return True
+
+    def _type_table(self, a: Individual) -> dict[int, tuple[bool, bool]]:
+        """:meth:`type_targetable` for ``a`` against each enemy type (by ``id``), in the battle and
+        retreating; worked out once per attacking type and brokenness, as types do not change."""
+        key = (id(a.t), a.broken, a.side)
+        table = self.type_tables.get(key)
+        if table is None:
+            types = {id(x.t): x.t for x in self.people[1 - a.side]}
+            table = self.type_tables[key] = {
+                k: (self.type_targetable(a.t, a.broken, xt, False), self.type_targetable(a.t, a.broken, xt, True))
+                for k, xt in types.items()}
+        return table
+
     def _find_target(self, a: Individual) -> Individual | None:
-        ok = self.targetable
         enemy = self.people[1 - a.side]
         self.work += len(enemy) + 1
         if self.work > self.work_limit:
             raise BattleTooBig(self.round, self.attacks_made)
+        # what targetable() says, with its type-only part looked up
+        table = self._type_table(a)
+        spares_broken = a.t.artillery_range > 0 and a.t.theatre == "land"
         candidates = [x for x in enemy
-                      if (x.status == IN or (x.status == RETREATING and x.kind != HIT)) and ok(a, x)]
+                      if (table[id(x.t)][0] if x.status == IN else
+                          x.status == RETREATING and x.kind != HIT and table[id(x.t)][1])
+                      and not x.outside and not (x.broken and spares_broken)]
         if not candidates:
             return None
         n = len(candidates)

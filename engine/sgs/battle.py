@@ -96,6 +96,12 @@ class Battle:
         """A unit is active while it has strength and has not panicked."""
         self.combat_idx = [[i for i, u in enumerate(us) if u.role == "combat"] for us in self.units]
         self.armour_idx = [[i for i in self.combat_idx[s] if self.units[s][i].armour] for s in (0, 1)]
+        self.armoured = [len(a) for a in self.armour_idx]
+        """Armour still fighting, per side: kept up to date by :meth:`leave` (the hot path counts no lists)."""
+        self.air_idx = [[i for i in self.combat_idx[s] if self.units[s][i].air] for s in (0, 1)]
+        self.is_armour = [[i in a for i in range(len(us))] for a, us in zip(self.armour_idx, self.units)]
+        self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[str, int], ...]] = {}
+        """:func:`round_modifiers` by side, round, armour on each side and first round: they depend on nothing else."""
         self.shooter_idx = [{rn: [i for i, u in enumerate(us) if self._may_fire(u, rn)]
                              for rn in ("artillery", "air", "mines", "recon", "main", "next", "pursuit")}
                             for us in self.units]
@@ -156,8 +162,14 @@ class Battle:
         return [i for i in self.target_idx[s][round_name in ("main", "next")] if active[i]]
 
     def armour(self, s: int) -> int:
-        active = self.active[s]
-        return sum(1 for i in self.armour_idx[s] if active[i])
+        return self.armoured[s]
+
+    def leave(self, s: int, i: int) -> None:
+        """Unit ``i`` of side ``s`` leaves the fight (eliminated or panicked)."""
+        if self.active[s][i]:
+            self.active[s][i] = False
+            if self.is_armour[s][i]:
+                self.armoured[s] -= 1
 
     def morale(self, s: int) -> int:
         """Battle morale now: :meth:`morale_terms` added up in whole numbers (the hot path)."""
@@ -167,7 +179,8 @@ class Battle:
         n = len(here)
         mean = (2 * sum(us[i].morale for i in here) + n) // (2 * n) if n else 0
         own, enemy = self.armour(s), self.armour(1 - s)
-        return (f.leader_morale + mean + (1 if any(us[i].air for i in here) else 0) + (1 if own else 0)
+        active = self.active[s]
+        return (f.leader_morale + mean + (1 if any(active[i] for i in self.air_idx[s]) else 0) + (1 if own else 0)
                 + (1 if armour_superiority(own, enemy) else 0) + f.booster_morale + f.scenario_morale
                 + f.card_morale - self.drops[s])
 
@@ -183,8 +196,11 @@ class Battle:
     # One side's fire --------------------------------------------------------
     def fire(self, s: int, round_name: RoundName, log: dict[str, Any] | None) -> tuple[int, int]:
         """Roll every shot of side ``s``; return hits scored by its CavUnits and by its OtherUnits."""
-        mods = round_modifiers(self.setup, SIDES[s], round_name, self.rules,
-                               armour=self.armour(s), enemy_armour=self.armour(1 - s), first=self.rounds == 1)
+        key = (s, round_name, self.armoured[s], self.armoured[1 - s], self.rounds == 1)
+        mods = self.modifiers.get(key)
+        if mods is None:
+            mods = self.modifiers[key] = round_modifiers(self.setup, SIDES[s], round_name, self.rules,
+                                                         armour=key[2], enemy_armour=key[3], first=key[4])
         bonus = sum(v for _, v in mods)
         cav_hits = other_hits = 0
         die, reduced = self.die, self.rules.reduced_at_half
@@ -232,7 +248,7 @@ class Battle:
                 taken[i] += h
                 self.lost[s] += h
                 if st[i] == 0:
-                    self.active[s][i] = False
+                    self.leave(s, i)
                     self.dead[s] += 1
                     self.drops[s] += 1
         if log is not None:
@@ -248,7 +264,7 @@ class Battle:
                 failed = panics(d, u.morale)
                 if failed:
                     self.panicked[s][i] = True
-                    self.active[s][i] = False
+                    self.leave(s, i)
                     self.panic_count[s] += 1
                     self.drops[s] += 1
                 if log is not None:
@@ -338,7 +354,7 @@ class Battle:
         for i in support[:n]:
             self.lost[s] += self.strength[s][i]
             self.strength[s][i] = 0
-            self.active[s][i] = False
+            self.leave(s, i)
             self.dead[s] += 1
         if self.record and n:
             self.events.append({"round": "total elimination", "side": SIDES[s],

@@ -89,8 +89,11 @@ def _give(hits: int, group: list[int], room: list[int], out: list[int], method: 
     if hits <= 0 or not group:
         return hits
     capacity = [room[i] for i in group]
-    taken = min(hits, sum(capacity))
-    for i, share in zip(group, split(taken, capacity, method)):
+    total = sum(capacity)
+    taken = min(hits, total)
+    # enough hits to fill every unit: each takes its room, as split would share them
+    shares = capacity if taken == total else split(taken, capacity, method)
+    for i, share in zip(group, shares):
         out[i] += share
         room[i] -= share
     return hits - taken
@@ -101,6 +104,8 @@ def allocate_raw(cav_hits: int, other_hits: int, strengths: Sequence[int], cav: 
     """:func:`allocate` on plain lists (the battle's hot path)."""
     method = rules.split
     out = [0] * len(strengths)
+    if not cav_hits and not other_hits:
+        return out, 0
     room = list(strengths)
     alive = [i for i, s in enumerate(strengths) if s > 0]
     wasted = 0

@@ -526,6 +526,16 @@ def battle_render_sample(r: Mapping[str, Any]) -> str:
     return narrate(r)
 
 
+_prepared: list[Any] = [None, None, None]
+"""The last (inputs, setup, rules) a trial built: a chunk's trials share one inputs object."""
+
+
+def _prepare(values: Mapping[str, Any]) -> tuple[Setup, SgsRules]:
+    if _prepared[0] is not values:
+        _prepared[:] = [values, setup_from(values), rules_of(values)]
+    return _prepared[1], _prepared[2]
+
+
 def battle_trial(values: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tally) -> None:
     """One battle, unrecorded, into the tally: who won and how, rounds, and per side
     the strength points lost, units eliminated and panics.
@@ -535,7 +545,8 @@ def battle_trial(values: Mapping[str, Any], rng: random.Random, tally: montecarl
     >>> t.trials, sum(t.counts["winner"].values())
     (20, 20)
     """
-    o = fight(setup_from(values), rules_of(values), rng, record=False)
+    setup, rules = _prepare(values)
+    o = fight(setup, rules, rng, record=False)
     tally.count("winner", o.winner or "nobody")
     tally.count("ending", ending_of(o))
     tally.count("routed", o.routed or "none")

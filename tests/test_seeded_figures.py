@@ -1,0 +1,138 @@
+"""Seeded figures of both battle engines, pinned (issue 22: a speed change leaves every figure as it was).
+
+For several input sets per engine (the defaults, the benchmark's scenarios and
+some with special rules on) and fixed seeds, a digest of the whole recorded
+battle (result and HTML of ``sample``) and of a Monte Carlo run (tally and
+HTML of ``estimate``, a few hundred battles). The digests were computed on
+the code before the speed-ups (and computed again on the pre-merge code when
+session 8's new inputs changed what a result echoes; the merged speed-ups gave
+the same); a change that alters any figure, however slightly, changes a digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from engine import api
+
+ATG_BENCH = {"combat": "land",
+             "attackers": [{"type": "Infantry", "count": 24}, {"type": "Tank", "count": 8},
+                           {"type": "Machine guns", "count": 8}],
+             "defenders": [{"type": "Infantry", "count": 24, "entrenchment": 30},
+                           {"type": "Anti-tank gun", "count": 8}, {"type": "Machine guns", "count": 8}],
+             "interceptors": [], "aa_support": []}
+ATG_RIVER = {"landscape": "forest", "river": True,
+             "attackers": [{"type": "Infantry", "count": 12, "side": 0},
+                           {"type": "Infantry", "count": 6, "side": 1, "experience": 40, "readiness": 70},
+                           {"type": "Tank", "count": 4, "side": 3, "crosses_river": True, "supply": 50}]}
+ATG_MIXED = {"attackers": [{"type": "Infantry", "count": 10, "hq": 1, "hq_power": "0.5", "staff_xp": 30},
+                           {"type": "Tank", "count": 5, "morale": 60, "global_modifier": "1.25"}],
+             "defenders": [{"type": "Infantry", "count": 8, "entrenchment": 80, "people_modifier": "0.8"},
+                           {"type": "Anti-tank gun", "count": 3, "can_retreat": False}]}
+
+SGS_SPECIAL = {"attacker": {"units": [
+    {"name": "guards", "count": 2, "strength": 6, "combat": 5, "reduced": 3, "morale": 4, "rof": 2, "elite": True},
+    {"name": "guns", "count": 1, "strength": 4, "combat": 4, "reduced": 2, "morale": 3, "rof": 3, "artillery": True},
+    {"name": "planes", "count": 1, "strength": 3, "combat": 3, "reduced": 2, "morale": 3, "rof": 2, "air": True},
+    {"name": "tanks", "count": 2, "strength": 6, "combat": 5, "reduced": 4, "morale": 4, "rof": 2, "armour": True,
+     "cav": True, "pursuit": True}]}}
+SGS_SMALL = {"attacker": {"units": [{"count": 2}]}}
+
+CASES = {
+    "atg default": ("atg.battle", {}),
+    "atg bench 40v40": ("atg.battle", ATG_BENCH),
+    "atg forest river": ("atg.battle", ATG_RIVER),
+    "atg hq entrenched": ("atg.battle", ATG_MIXED),
+    "sgs default": ("sgs.battle", {}),
+    "sgs special": ("sgs.battle", SGS_SPECIAL),
+    "sgs small": ("sgs.battle", SGS_SMALL),
+}
+
+SEEDS = (0, 1, 7, 12345)
+TRIALS = 300
+
+EXPECTED = {
+    "atg bench 40v40": {
+        "sample 0": "c99d1e23797c344c78d9",
+        "sample 1": "4a74c29fe51f93e0e848",
+        "sample 7": "74f3b8688242f6e1e5db",
+        "sample 12345": "e8e4c1ca1019ab4dd9cc",
+        "estimate": "100c6a0a75a1e637b1c1",
+    },
+    "atg default": {
+        "sample 0": "a54793c389358b254588",
+        "sample 1": "02efabf51c6735eb7dd0",
+        "sample 7": "0d035d7131f84891857c",
+        "sample 12345": "1f430d528a4b28ad6c4e",
+        "estimate": "c8b17c0d413719f70d54",
+    },
+    "atg forest river": {
+        "sample 0": "761a0e3c86b96fce04c6",
+        "sample 1": "8d00b0fd0a1b442d33d6",
+        "sample 7": "8c93b83a0433b5d1f8ab",
+        "sample 12345": "616271fb172ea0b070e3",
+        "estimate": "6a96d3b8357bb031e35c",
+    },
+    "atg hq entrenched": {
+        "sample 0": "729c0d3661a4fdc9442c",
+        "sample 1": "54b37bb171c3978fbb60",
+        "sample 7": "dc8dfc4cbcc1e481e31f",
+        "sample 12345": "7cc7a033bc313b748513",
+        "estimate": "e6eea29a32dceec7e7ca",
+    },
+    "sgs default": {
+        "sample 0": "f4d87e4ff6084c5fb9f7",
+        "sample 1": "ade7f3a7e12a557b600e",
+        "sample 7": "557228cda575a990139c",
+        "sample 12345": "a6c20aac7dc4ef916610",
+        "estimate": "ace824ab892718314fac",
+    },
+    "sgs small": {
+        "sample 0": "056ba6cd8d1c4edb31d6",
+        "sample 1": "c7bb71c81cf272a92f5b",
+        "sample 7": "5711a8018a7eeb455d37",
+        "sample 12345": "f8a4cc52d3c5be2606a7",
+        "estimate": "ab4905157ea39f078d29",
+    },
+    "sgs special": {
+        "sample 0": "3032d1721590b931ac71",
+        "sample 1": "0ea9bafa5514d6405f70",
+        "sample 7": "67044cfcc34f78e3a41d",
+        "sample 12345": "0344f382c9de5b082ca8",
+        "estimate": "8f72c5003f6bce5bbff8",
+    },
+}
+
+
+def _ask(**request):
+    return json.loads(api.handle(json.dumps(request)))
+
+
+def _digest(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode("utf-8")).hexdigest()[:20]
+
+
+def figures(widget: str, inputs: dict) -> dict[str, str]:
+    """Digests of recorded battles (one per seed) and of one Monte Carlo run."""
+    out = {}
+    for seed in SEEDS:
+        answer = _ask(op="sample", widget=widget, inputs=inputs, seed=seed)
+        assert "error" not in answer, answer
+        out[f"sample {seed}"] = _digest([answer["result"], answer["html"]])
+    answer = _ask(op="estimate", widget=widget, inputs=inputs, seed=3, first=0, count=TRIALS, tally=None, render=True)
+    assert "error" not in answer, answer
+    out["estimate"] = _digest([answer["tally"], answer["html"]])
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_seeded_figures_unchanged(case):
+    widget, inputs = CASES[case]
+    assert figures(widget, inputs) == EXPECTED[case]
+
+
+if __name__ == "__main__":  # prints EXPECTED for today's code
+    print({case: figures(*CASES[case]) for case in sorted(CASES)})
