@@ -29,7 +29,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as etree
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
@@ -62,6 +62,12 @@ WHEEL_NAME = f"wargame_engine-{ENGINE_VERSION}-py3-none-any.whl"
 DEFAULT_SEED = 1
 """Seed of the pre-rendered sample roll."""
 COMPACT_LINK_OVER = 600
+PART_OVER = 6_000
+"""A widget's keyed form element whose HTML is longer than this many characters (a unit table, a
+settings group) is left out of the page: a placeholder opens it, from its own file (`part_path`),
+so that the first paint of every page stays under `PAGE_BUDGET`."""
+PAGE_BUDGET = 150_000
+"""Bytes of HTML a page (or an embed page) may weigh at first paint (issue 23, "Phone-sized")."""
 """A link query longer than this is written as the engine's compact state (links.js COMPACT_OVER)."""
 
 CONTENT_SECURITY_POLICY = (
@@ -424,7 +430,10 @@ class WidgetRenderer:
         self.page.widgets.append(info)
         template = self.env.get_template("partials/widget.html")
         result_html = w.render(result)
-        info["html"] = html = template.render(
+        parts: list[dict[str, str]] = []
+        info["parts"] = parts
+        info["render"] = render = partial(
+            template.render, parts=parts, part_over=PART_OVER,
             result_digest=html_digest(result_html), sample_digest=html_digest(sample_html),
             w=w, title=title, instance=instance, values=base, result_html=result_html,
             sample_html=sample_html, seed=DEFAULT_SEED, examples=rendered_examples,
@@ -432,7 +441,12 @@ class WidgetRenderer:
             base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
             assumed=w.inputs.assumed_fields(),
         )
+        info["html"] = html = render(part_href=self.part_href(self.page.root))
         return html
+
+    def part_href(self, root: str) -> Callable[[str, str], str]:
+        """Links to the page's parts from a page whose root is ``root``."""
+        return lambda instance, path: root + part_path(self.page, instance, path)
 
 
 def _quote(text: str) -> str:
@@ -667,6 +681,7 @@ def make_env(config: Config) -> jinja2.Environment:
     )
     env.filters["number_word"] = number_word
     env.globals.update(schema=schema, to_text=schema.to_text, isinstance=isinstance, settings_sections=settings_sections, flat_list=flat_list,
+                       may_be_part=may_be_part, part_size=part_size,
                        Choice=schema.Choice, Text=schema.Text, Integer=schema.Integer, Number=schema.Number,
                        Boolean=schema.Boolean, Group=schema.Group, ListOf=schema.ListOf,
                        Fraction=Fraction)
@@ -715,9 +730,14 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
             prev=ordered[i - 1] if i > 0 else None,
             next=ordered[i + 1] if 0 <= i < len(ordered) - 1 else None)
         for info in page.widgets:
+            root = "../" * embed_path(page, info["instance"]).count("/")
+            embedded = info["render"](parts=[], part_href=WidgetRenderer(env, page).part_href(root))
             files[embed_path(page, info["instance"])] = env.get_template("embed.html").render(
-                **common, page=page, root="../" * (embed_path(page, info["instance"]).count("/")),
-                widget=info, has_widgets=True)
+                **common, page=page, root=root, widget={**info, "html": embedded}, has_widgets=True)
+            for part in info["parts"]:
+                path = part_path(page, info["instance"], part["path"])
+                files[path] = env.get_template("part.html").render(
+                    **common, page=page, root="../" * path.count("/"), widget=info, part=part, has_widgets=False)
     search_page = Page(config.content / "search", "", "search", {"title": "Search"}, "")
     files[search_page.url] = env.get_template("search.html").render(
         **common, page=search_page, root="", prev=None, next=None, has_widgets=False)
@@ -725,6 +745,40 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
     if "index.html" not in files:
         raise BuildError(f"{config.content}: there is no index.md for the home page")
     return files
+
+
+def part_path(page: Page, instance: str, path: str) -> str:
+    """The file of a widget's form part (a keyed element left out of the page: ``PART_OVER``).
+
+    >>> part_path(Page(Path("atg/loop.md"), "atg", "loop", {}, ""), "atg-battle", "attacker.units")
+    'parts/atg/loop/atg-battle--attacker.units.html'
+    """
+    return f"parts/{page.url.removesuffix('.html')}/{instance}--{path}.html"
+
+
+def may_be_part(path: str) -> bool:
+    """Whether a form element at ``path`` may be a part: not inside a list's items (they are
+    copied from the list's template and renumbered).
+
+    >>> may_be_part("rules"), may_be_part("attacker.units"), may_be_part("units.0.types"), may_be_part("units.__i__.x")
+    (True, True, False, False)
+    """
+    return not any(piece.isdigit() or piece == "__i__" for piece in path.split("."))
+
+
+def part_size(f: schema.Field) -> str:
+    """What a part's placeholder says it holds."""
+    if isinstance(f, schema.ListOf):
+        return f"a table of {len(f.item.fields)} columns" if flat_list(f) else f"a list of {f.item.title.lower()}s"
+    if isinstance(f, schema.Group):
+        return f"{len(f.fields)} {'group' if len(f.fields) == 1 else 'groups'}" if all(
+            isinstance(sub, schema.Group) for sub in f.fields) else f"{count_fields(f)} settings"
+    return "one field"
+
+
+def count_fields(f: schema.Field) -> int:
+    """How many plain fields a group holds, its groups' included."""
+    return sum(count_fields(sub) for sub in f.fields) if isinstance(f, schema.Group) else 1
 
 
 def embed_path(page: Page, instance: str) -> str:
