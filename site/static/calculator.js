@@ -4,7 +4,7 @@
 
 import { SimulationView } from "./simulation.js";
 import * as table from "./table-editor.js";
-import { addItem, collect, fill, keyed, renumber, updateListButtons } from "./forms.js";
+import { addItem, collect, fill, isPart, keyed, loadPartOf, partValue, renumber, updateListButtons } from "./forms.js";
 import { DEFAULT_SEED, SAFE_LINK_LENGTH, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
 import { embedCode } from "./embed.js";
 
@@ -48,6 +48,7 @@ export class LiveWidget {
       else this.recompute();
     });
     this.section.addEventListener("click", (e) => this.click(e));
+    this.form.addEventListener("part-loaded", () => this.markChanged());
     this.seedInput?.addEventListener("change", () => this.roll(this.seedInput.value));
     this.sim?.trialsInput.addEventListener("change", () => this.runSim());
     this.sim?.trialsInput.addEventListener("keydown", (e) => {
@@ -166,6 +167,12 @@ export class LiveWidget {
     for (const details of this.form.querySelectorAll("details.settings")) {
       const base = this.base[details.dataset.key] ?? {};
       let changed = 0;
+      if (isPart(details)) { // not loaded yet: its values against the base's
+        const values = partValue(details) ?? {};
+        for (const [key, was] of Object.entries(base)) {
+          if (typeof was !== "object" && String(values[key]).trim() !== String(was)) changed++;
+        }
+      }
       for (const el of keyed(details)) {
         if (!el.classList.contains("field")) continue;
         const control = el.querySelector("input, select");
@@ -242,6 +249,13 @@ export class LiveWidget {
       // Where the reader is looking: the message at the widget's top, and the first field refused in focus.
       const control = rejected.map((r) => this.control(r.field)).find(Boolean);
       (control || this.messages).focus({ preventScroll: true });
+      const inPart = !control && rejected.find((r) => r.field && r.field !== "state");
+      if (inPart) { // the first refused field is in a part not loaded yet: load it and focus the field
+        const seq = this.seq;
+        loadPartOf(this.form, inPart.field).then((loaded) => {
+          if (loaded && seq === this.seq) this.control(inPart.field)?.focus({ preventScroll: true });
+        });
+      }
       this.messages.scrollIntoView({ block: "nearest" });
     }
   }
@@ -263,6 +277,10 @@ export class LiveWidget {
     this.messages.hidden = false;
     this.messages.textContent = `Not computed: ${message}. The results below are for the last inputs that worked.`;
     const control = this.control(error.field);
+    if (!control && error.field) { // in a part not loaded yet: load it, then show the message there
+      const seq = this.seq;
+      loadPartOf(this.form, error.field).then((loaded) => { if (loaded && seq === this.seq) this.showError(error); });
+    }
     if (control) {
       control.setAttribute("aria-invalid", "true");
       const slot = document.getElementById(`${control.id}-error`);
