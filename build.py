@@ -426,22 +426,41 @@ class WidgetRenderer:
                 query = f"{instance}={_quote(w.state_text(values, base))}"
             rendered_examples.append({"title": ex_title, "query": query,
                                       "html": w.render(w.run(values))})
-        info = {"instance": instance, "widget": widget_id, "title": title}
+        info: dict[str, Any] = {"instance": instance, "widget": widget_id, "title": title}
         self.page.widgets.append(info)
         template = self.env.get_template("partials/widget.html")
         result_html = w.render(result)
-        parts: list[dict[str, str]] = []
-        info["parts"] = parts
-        info["render"] = render = partial(
-            template.render, parts=parts, part_over=PART_OVER,
-            result_digest=html_digest(result_html), sample_digest=html_digest(sample_html),
-            w=w, title=title, instance=instance, values=base, result_html=result_html,
-            sample_html=sample_html, seed=DEFAULT_SEED, examples=rendered_examples,
-            estimate_html=estimate_html, estimate_digest=html_digest(estimate_html or ""),
-            base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
-            assumed=w.inputs.assumed_fields(),
-        )
-        info["html"] = html = render(part_href=self.part_href(self.page.root))
+        # Outputs too long for the first paint (a battle told round by round, a worked example's
+        # result) go to parts of their own too; the live engine replaces the sample at once.
+        views = []
+        if len(sample_html) > PART_OVER:
+            views.append({"path": "result-sample", "title": f"Sample roll (seed {DEFAULT_SEED})", "html": sample_html})
+        for k, ex in enumerate(rendered_examples, 1):
+            if len(ex["html"]) > PART_OVER:
+                views.append({"path": f"result-example-{k}", "title": f"Result of “{ex['title']}”", "html": ex["html"]})
+        heavy = {v["path"] for v in views}
+
+        def render(root: str, parts: list[dict[str, str]]) -> str:
+            """The widget on a page whose root is ``root``, its form parts put in ``parts``."""
+            href = self.part_href(root)
+            shown_sample = (view_link(href(instance, "result-sample"), f"The sample roll (seed {DEFAULT_SEED})",
+                                      "shown here once the engine is live") if "result-sample" in heavy else sample_html)
+            shown_examples = [{**ex, "html": view_link(href(instance, f"result-example-{k}"), f"The result of “{ex['title']}”")}
+                              if f"result-example-{k}" in heavy else ex for k, ex in enumerate(rendered_examples, 1)]
+            return template.render(
+                parts=parts, part_over=PART_OVER, part_href=href,
+                result_digest=html_digest(result_html), sample_digest=html_digest(shown_sample),
+                w=w, title=title, instance=instance, values=base, result_html=result_html,
+                sample_html=shown_sample, seed=DEFAULT_SEED, examples=shown_examples,
+                estimate_html=estimate_html, estimate_digest=html_digest(estimate_html or ""),
+                base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
+                assumed=w.inputs.assumed_fields(),
+            )
+
+        info["render"] = render
+        info["parts"] = parts = []
+        info["html"] = html = render(self.page.root, parts)
+        parts.extend({**v, "kind": "view"} for v in views)
         return html
 
     def part_href(self, root: str) -> Callable[[str, str], str]:
@@ -731,7 +750,7 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
             next=ordered[i + 1] if 0 <= i < len(ordered) - 1 else None)
         for info in page.widgets:
             root = "../" * embed_path(page, info["instance"]).count("/")
-            embedded = info["render"](parts=[], part_href=WidgetRenderer(env, page).part_href(root))
+            embedded = info["render"](root, [])
             files[embed_path(page, info["instance"])] = env.get_template("embed.html").render(
                 **common, page=page, root=root, widget={**info, "html": embedded}, has_widgets=True)
             for part in info["parts"]:
@@ -754,6 +773,13 @@ def part_path(page: Page, instance: str, path: str) -> str:
     'parts/atg/loop/atg-battle--attacker.units.html'
     """
     return f"parts/{page.url.removesuffix('.html')}/{instance}--{path}.html"
+
+
+def view_link(href: str, what: str, note: str = "") -> str:
+    """What stands for an output left out of the page (``PART_OVER``): a link to its own page,
+    which static/forms.js follows to show it in place when its ``details`` is opened."""
+    return (f'<p class="part-link"><a href="{escape(href)}" data-part-src>{escape(what)}, on a page of its own</a>'
+            f'{" (" + escape(note) + ")" if note else ""}</p>')
 
 
 def may_be_part(path: str) -> bool:

@@ -69,9 +69,25 @@ export async function loadPartOf(form, path) {
   return false;
 }
 
+// An output left out of the page (a worked example's result): opening its details shows it in
+// place of the link to its own page.
+const viewing = new WeakSet();
+async function loadView(details) {
+  const link = details.querySelector(":scope > .part-link > a[data-part-src]");
+  if (!link || viewing.has(details)) return;
+  viewing.add(details);
+  const response = await fetch(link.href);
+  if (!response.ok) { viewing.delete(details); return; }
+  const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+  const body = doc.querySelector("[data-part-body]");
+  if (details.contains(link)) link.parentElement.replaceWith(...[...body.childNodes].map((n) => document.adoptNode(n)));
+}
+
 // A part opened by its reader loads (the link inside is for readers without scripts).
 document.addEventListener("toggle", (event) => {
-  if (event.target.matches?.("details.part") && event.target.open) loadPart(event.target);
+  if (!event.target.open || !event.target.matches?.("details")) return;
+  if (event.target.matches("details.part")) loadPart(event.target);
+  else loadView(event.target);
 }, true);
 
 export function collect(container) {
