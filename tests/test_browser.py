@@ -69,6 +69,13 @@ def wait_html(page, selector: str, html: str, what: str) -> None:
                              f"actual:   …{actual[max(0, at - 300):at + 300]}") from None
 
 
+def open_parts(page, instance: str) -> None:
+    """Open every form part of the widget (the elements the build leaves out of the page:
+    build.PART_OVER) and wait until each is loaded in its placeholder's place."""
+    page.eval_on_selector_all(f"#{instance} details.part", "els => els.forEach(d => { d.open = true; })")
+    wait_until(page, "(s) => document.querySelectorAll(s + ' details.part').length === 0", f"#{instance}")
+
+
 def base_inputs(page, instance: str) -> dict[str, Any]:
     return json.loads(page.eval_on_selector(f"#{instance} script.widget-base", "e => e.textContent"))
 
@@ -162,6 +169,7 @@ def test_widgets_live_and_equal_to_cpython(guarded_page, site_url, prerendered, 
         assert prerendered[url][instance].strip(), f"#{instance} has no pre-rendered result"
         assert page.inner_html(result_sel) == prerendered[url][instance]
         # 2. every scalar input, changed one after another, matches CPython
+        open_parts(page, instance)
         page.eval_on_selector_all(f"#{instance} details.settings", "els => els.forEach(d => d.open = true)")
         inputs = base_inputs(page, instance)
         for path, f, value in list(changes(w.inputs, w.validate(inputs)))[:10]:
