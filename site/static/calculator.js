@@ -254,7 +254,7 @@ export class LiveWidget {
         const seq = this.seq;
         loadPartOf(this.form, inPart.field).then((loaded) => {
           if (loaded && seq === this.seq) this.control(inPart.field)?.focus({ preventScroll: true });
-        });
+        }, () => {}); // not loaded: the message at the top keeps the focus
       }
       this.messages.scrollIntoView({ block: "nearest" });
     }
@@ -279,7 +279,7 @@ export class LiveWidget {
     const control = this.control(error.field);
     if (!control && error.field) { // in a part not loaded yet: load it, then show the message there
       const seq = this.seq;
-      loadPartOf(this.form, error.field).then((loaded) => { if (loaded && seq === this.seq) this.showError(error); });
+      loadPartOf(this.form, error.field).then((loaded) => { if (loaded && seq === this.seq) this.showError(error); }, () => {});
     }
     if (control) {
       control.setAttribute("aria-invalid", "true");

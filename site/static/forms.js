@@ -43,8 +43,11 @@ export function loadPart(part) {
   if (!isPart(part)) return Promise.resolve(part);
   if (!loading.has(part)) {
     loading.set(part, (async () => {
-      const response = await fetch(part.querySelector("a[data-part-src]").href);
-      if (!response.ok) throw new Error(`part ${part.dataset.part}: ${response.status}`);
+      const response = await fetch(part.querySelector("a[data-part-src]").href).catch(() => null);
+      if (!response?.ok) { // offline with no copy, say: the link in the placeholder stays, and a later opening tries again
+        loading.delete(part);
+        throw new Error(`part ${part.dataset.part} could not be loaded (${response ? response.status : "no answer"})`);
+      }
       const doc = new DOMParser().parseFromString(await response.text(), "text/html");
       const element = document.adoptNode(doc.querySelector("[data-part-body] > [data-key]"));
       const value = partValue(part);
@@ -76,8 +79,8 @@ async function loadView(details) {
   const link = details.querySelector(":scope > .part-link > a[data-part-src]");
   if (!link || viewing.has(details)) return;
   viewing.add(details);
-  const response = await fetch(link.href);
-  if (!response.ok) { viewing.delete(details); return; }
+  const response = await fetch(link.href).catch(() => null);
+  if (!response?.ok) { viewing.delete(details); return; } // the link stays, for the reader to follow
   const doc = new DOMParser().parseFromString(await response.text(), "text/html");
   const body = doc.querySelector("[data-part-body]");
   if (details.contains(link)) link.parentElement.replaceWith(...[...body.childNodes].map((n) => document.adoptNode(n)));
@@ -86,7 +89,7 @@ async function loadView(details) {
 // A part opened by its reader loads (the link inside is for readers without scripts).
 document.addEventListener("toggle", (event) => {
   if (!event.target.open || !event.target.matches?.("details")) return;
-  if (event.target.matches("details.part")) loadPart(event.target);
+  if (event.target.matches("details.part")) loadPart(event.target).catch(() => {}); // its link stays to follow
   else loadView(event.target);
 }, true);
 
