@@ -29,7 +29,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as etree
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
@@ -62,6 +62,12 @@ WHEEL_NAME = f"wargame_engine-{ENGINE_VERSION}-py3-none-any.whl"
 DEFAULT_SEED = 1
 """Seed of the pre-rendered sample roll."""
 COMPACT_LINK_OVER = 600
+PART_OVER = 4_000
+"""A widget's keyed form element whose HTML is longer than this many characters (a unit table, a
+settings group) is left out of the page: a placeholder opens it, from its own file (`part_path`),
+so that the first paint of every page stays under `PAGE_BUDGET`."""
+PAGE_BUDGET = 150_000
+"""Bytes of HTML a page (or an embed page) may weigh at first paint (issue 23, "Phone-sized")."""
 """A link query longer than this is written as the engine's compact state (links.js COMPACT_OVER)."""
 
 CONTENT_SECURITY_POLICY = (
@@ -520,19 +526,61 @@ class WidgetRenderer:
         if w.trial is None and w.figures and w.inputs.assumed_fields():
             # The sentence a wide spread earns under the result (calculator.js keeps it up to date live).
             note = sensitivity.note_html(sensitivity.sensitivity(w.id, base), instance)
-        info = {"instance": instance, "widget": widget_id, "title": title}
+        info: dict[str, Any] = {"instance": instance, "widget": widget_id, "title": title}
         self.page.widgets.append(info)
         template = self.env.get_template("partials/widget.html")
         result_html = w.render(result)
-        info["html"] = html = template.render(
-            result_digest=html_digest(result_html), sample_digest=html_digest(sample_html),
-            w=w, title=title, instance=instance, values=base, result_html=result_html,
-            sample_html=sample_html, seed=DEFAULT_SEED, examples=rendered_examples,
-            estimate_html=estimate_html, estimate_digest=html_digest(estimate_html or ""),
-            base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
-            assumed=w.inputs.assumed_fields(), sensitivity_note=note,
-        )
+        # Outputs too long for the first paint (a battle told round by round, a worked example's
+        # result) go to parts of their own too; the live engine replaces the sample at once.
+        views = []
+        if len(sample_html) > PART_OVER:
+            views.append({"path": "result-sample", "title": f"Sample roll (seed {DEFAULT_SEED})", "html": sample_html})
+        for k, ex in enumerate(rendered_examples, 1):
+            if len(ex["html"]) > PART_OVER:
+                views.append({"path": f"result-example-{k}", "title": f"Result of “{ex['title']}”", "html": ex["html"]})
+        heavy = {v["path"] for v in views}
+
+        def render(root: str, parts: list[dict[str, str]]) -> str:
+            """The widget on a page whose root is ``root``, its form parts put in ``parts``."""
+            href = self.part_href(root)
+            shown_sample = (view_link(href(instance, "result-sample"), f"The sample roll (seed {DEFAULT_SEED})",
+                                      "shown here once the engine is live") if "result-sample" in heavy else sample_html)
+            shown_examples = [{**ex, "html": view_link(href(instance, f"result-example-{k}"), f"The result of “{ex['title']}”")}
+                              if f"result-example-{k}" in heavy else ex for k, ex in enumerate(rendered_examples, 1)]
+            return template.render(
+                parts=parts, part_over=PART_OVER, part_href=href,
+                result_digest=html_digest(result_html), sample_digest=html_digest(shown_sample),
+                w=w, title=title, instance=instance, values=base, result_html=result_html,
+                sample_html=shown_sample, seed=DEFAULT_SEED, examples=shown_examples,
+                estimate_html=estimate_html, estimate_digest=html_digest(estimate_html or ""),
+                base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
+                assumed=w.inputs.assumed_fields(), sensitivity_note=note,
+            )
+
+        if note:
+            # The note links to its setting's control; where the settings went to a part (PART_OVER), to the part's
+            # placeholder on the page instead (the link's data-setting lets the live page load it and go on).
+            plain_render = render
+            setting = re.search(r'data-setting="([^"]+)"', note)
+
+            def render(root: str, parts: list[dict[str, str]]) -> str:
+                out = plain_render(root, parts)
+                path = setting.group(1) if setting else ""
+                holder = next((p["path"] for p in parts if path == p["path"] or path.startswith(p["path"] + ".")), None)
+                if holder is not None:
+                    out = out.replace(f'href="#{instance}--{path.replace(".", "-")}"',
+                                      f'href="#{instance}--{holder.replace(".", "-")}-part"')
+                return out
+
+        info["render"] = render
+        info["parts"] = parts = []
+        info["html"] = html = render(self.page.root, parts)
+        parts.extend({**v, "kind": "view"} for v in views)
         return html
+
+    def part_href(self, root: str) -> Callable[[str, str], str]:
+        """Links to the page's parts from a page whose root is ``root``."""
+        return lambda instance, path: root + part_path(self.page, instance, path)
 
 
 def _quote(text: str) -> str:
@@ -767,6 +815,7 @@ def make_env(config: Config) -> jinja2.Environment:
     )
     env.filters["number_word"] = number_word
     env.globals.update(schema=schema, to_text=schema.to_text, isinstance=isinstance, settings_sections=settings_sections, flat_list=flat_list,
+                       may_be_part=may_be_part, part_size=part_size,
                        Choice=schema.Choice, Text=schema.Text, Integer=schema.Integer, Number=schema.Number,
                        Boolean=schema.Boolean, Group=schema.Group, ListOf=schema.ListOf,
                        Fraction=Fraction)
@@ -815,9 +864,14 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
             prev=ordered[i - 1] if i > 0 else None,
             next=ordered[i + 1] if 0 <= i < len(ordered) - 1 else None)
         for info in page.widgets:
+            root = "../" * embed_path(page, info["instance"]).count("/")
+            embedded = info["render"](root, [])
             files[embed_path(page, info["instance"])] = env.get_template("embed.html").render(
-                **common, page=page, root="../" * (embed_path(page, info["instance"]).count("/")),
-                widget=info, has_widgets=True)
+                **common, page=page, root=root, widget={**info, "html": embedded}, has_widgets=True)
+            for part in info["parts"]:
+                path = part_path(page, info["instance"], part["path"])
+                files[path] = env.get_template("part.html").render(
+                    **common, page=page, root="../" * path.count("/"), widget=info, part=part, has_widgets=False)
     search_page = Page(config.content / "search", "", "search", {"title": "Search"}, "")
     files[search_page.url] = env.get_template("search.html").render(
         **common, page=search_page, root="", prev=None, next=None, has_widgets=False)
@@ -825,6 +879,47 @@ def render_pages(config: Config, env: jinja2.Environment, pages: list[Page],
     if "index.html" not in files:
         raise BuildError(f"{config.content}: there is no index.md for the home page")
     return files
+
+
+def part_path(page: Page, instance: str, path: str) -> str:
+    """The file of a widget's form part (a keyed element left out of the page: ``PART_OVER``).
+
+    >>> part_path(Page(Path("atg/loop.md"), "atg", "loop", {}, ""), "atg-battle", "attacker.units")
+    'parts/atg/loop/atg-battle--attacker.units.html'
+    """
+    return f"parts/{page.url.removesuffix('.html')}/{instance}--{path}.html"
+
+
+def view_link(href: str, what: str, note: str = "") -> str:
+    """What stands for an output left out of the page (``PART_OVER``): a link to its own page,
+    which static/forms.js follows to show it in place when its ``details`` is opened."""
+    return (f'<p class="part-link"><a href="{escape(href)}" data-part-src>{escape(what)}, on a page of its own</a>'
+            f'{" (" + escape(note) + ")" if note else ""}</p>')
+
+
+def may_be_part(path: str) -> bool:
+    """Whether a form element at ``path`` may be a part: not inside a list's items (they are
+    copied from the list's template and renumbered).
+
+    >>> may_be_part("rules"), may_be_part("attacker.units"), may_be_part("units.0.types"), may_be_part("units.__i__.x")
+    (True, True, False, False)
+    """
+    return not any(piece.isdigit() or piece == "__i__" for piece in path.split("."))
+
+
+def part_size(f: schema.Field) -> str:
+    """What a part's placeholder says it holds."""
+    if isinstance(f, schema.ListOf):
+        return f"a table of {len(f.item.fields)} columns" if flat_list(f) else f"a list of {f.item.title.lower()}s"
+    if isinstance(f, schema.Group):
+        return f"{len(f.fields)} {'group' if len(f.fields) == 1 else 'groups'}" if all(
+            isinstance(sub, schema.Group) for sub in f.fields) else f"{count_fields(f)} settings"
+    return "one field"
+
+
+def count_fields(f: schema.Field) -> int:
+    """How many plain fields a group holds, its groups' included."""
+    return sum(count_fields(sub) for sub in f.fields) if isinstance(f, schema.Group) else 1
 
 
 def embed_path(page: Page, instance: str) -> str:

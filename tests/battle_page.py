@@ -45,6 +45,16 @@ class BattlePage:
         """The id of the form control at a dotted input path."""
         return f"{self.instance}--{path.replace('.', '-')}"
 
+    def parts(self, driver: Driver) -> list[str]:
+        """The paths of the widget's form parts not loaded yet (build.PART_OVER)."""
+        return driver.call("(s) => [...document.querySelectorAll(s + ' details.part')].map(d => d.dataset.part)",
+                           f"#{self.instance}")
+
+    def open_part(self, driver: Driver, path: str) -> None:
+        """Open the form part at ``path`` as a reader does (its summary) and wait until it is in the form."""
+        driver.call("(id) => document.getElementById(id).querySelector(':scope > summary').click()", f"{self.control(path)}-part")
+        driver.wait("(id) => document.getElementById(id) === null", f"{self.control(path)}-part", timeout=15)
+
     def open_short(self, driver: Driver, site_url: str, query: str = "") -> dict[str, Any]:
         """Open the page with short Monte Carlo runs; the page's base inputs."""
         open_live(driver, site_url + f"{self.page}?{query}{self.instance}.trials={self.trials}#{self.instance}")

@@ -1,5 +1,8 @@
 """The Advanced Tactics Gold battle page in Chromium, Firefox and WebKit.
 
+The page holds the unit types, the sides and the rule variables as parts
+(build.PART_OVER): the engine agrees with CPython before any is opened, an
+opened one shows its table, and a refused field in one not opened opens it.
 The unit-type editor drives the live estimate and the seeded battle; a roll
 shows the battle round by round; the settings panel counts and resets; and a
 shared link carrying an edited unit type, twelve units a side and changed
@@ -34,6 +37,14 @@ def type_row(values: dict[str, Any], name: str) -> int:
 @browsers("chromium", "firefox", "webkit")
 def test_editing_a_unit_type_changes_the_battle_to_cpythons(driver, site_url):
     base = open_short(driver, site_url)
+    # Live and CPython's with the heavy parts of the form never opened: the page holds placeholders only.
+    assert {"unit_types", "attackers", "defenders", "rules"} <= set(P.parts(driver))
+    assert driver.call("(id) => document.getElementById(id)", control("unit_types.0.name")) is None
+    shows_cpython(driver, base, 1, "the page's own battle, no part opened")
+    P.open_part(driver, "unit_types")
+    table = driver.call("""(id) => { const t = document.getElementById(id);
+        return [t.getBoundingClientRect().height > 0, t.querySelectorAll('tbody > tr').length]; }""", control("unit_types"))
+    assert table == [True, len(base["unit_types"])]
     i = type_row(base, "Anti-tank gun")
     edited = {**base, "unit_types": [dict(r) for r in base["unit_types"]]}
     edited["unit_types"][i]["attack_hard"] = 90
@@ -43,11 +54,14 @@ def test_editing_a_unit_type_changes_the_battle_to_cpythons(driver, site_url):
     assert before != after and W.roll(base, 1) != W.roll(edited, 1)  # the edit matters to this battle
     driver.call(SET, control(f"unit_types.{i}.attack_hard"), "90")
     shows_cpython(driver, edited, 1, "after the anti-tank gun's hard attack went to 90")
-    # A unit naming a type the list does not hold is refused on its own cell, naming the row.
-    driver.call(SET, control("defenders.1.type"), "Pak 40")
-    error = driver.wait("(id) => { const e = document.getElementById(id + '-error'); return !e.hidden && e.textContent; }",
+    # A unit naming a type the list no longer holds is refused on its own cell, naming the row; the
+    # defenders' part, not opened, opens for it.
+    assert base["defenders"][1]["type"] == "Anti-tank gun" and "defenders" in P.parts(driver)
+    driver.call(SET, control(f"unit_types.{i}.name"), "Pak 40")
+    error = driver.wait("(id) => { const e = document.getElementById(id + '-error'); return e && !e.hidden && e.textContent; }",
                         control("defenders.1.type"), timeout=15)
-    assert "defender row 2" in error and "Pak 40" in error, error
+    assert "defender row 2" in error and "Anti-tank gun" in error, error
+    assert "defenders" not in P.parts(driver)
     assert driver.errors() == []
 
 
@@ -75,7 +89,8 @@ def test_a_changed_rule_variable_is_counted_and_its_section_reset(driver, site_u
     section, first, second = next((name or "Other settings", *ints[:2]) for name, fields in settings.sections(RULES_GROUP)
                                   for ints in [[f for f in fields if isinstance(f, schema.Integer) and f.assumed]]
                                   if len(ints) >= 2)  # assumed settings: the result lists them when changed
-    driver.call("(s) => document.querySelector(s).open = true", panel)
+    P.open_part(driver, "rules")
+    assert driver.call("(s) => document.querySelector(s).open", panel) is True
     new = {first.name: _other(first, base["rules"][first.name]), second.name: _other(second, base["rules"][second.name])}
     driver.call(SET, control(f"rules.{first.name}"), str(new[first.name]))
     driver.call(SET, control(f"rules.{second.name}"), str(new[second.name]))
@@ -127,6 +142,12 @@ def test_a_shared_battle_with_edited_unit_types_round_trips(driver, site_url):
     assert len(state) < 2000, len(state)
     assert W.from_link({"": state}, page_base) == (values, [])
     open_short(driver, site_url, f"{INSTANCE}={quote(state, safe='')}&")
+    # The link's values are the form's before its parts are opened: counted, and CPython's figures.
+    assert {"unit_types", "rules"} <= set(P.parts(driver))
+    assert driver.call("(s) => document.querySelector(s).textContent", f"#{INSTANCE} details.settings .settings-changed") == "(10 changed)"
+    shows_cpython(driver, values, 1, "the shared battle, no part opened")
+    for path in P.parts(driver):
+        P.open_part(driver, path)
     paths: list[tuple[str, Any]] = []
     for side in ("attackers", "defenders", "unit_types"):
         for k, row in enumerate(values[side]):

@@ -69,6 +69,13 @@ def wait_html(page, selector: str, html: str, what: str) -> None:
                              f"actual:   …{actual[max(0, at - 300):at + 300]}") from None
 
 
+def open_parts(page, instance: str) -> None:
+    """Open every form part of the widget (the elements the build leaves out of the page:
+    build.PART_OVER) and wait until each is loaded in its placeholder's place."""
+    page.eval_on_selector_all(f"#{instance} details.part", "els => els.forEach(d => { d.open = true; })")
+    wait_until(page, "(s) => document.querySelectorAll(s + ' details.part').length === 0", f"#{instance}")
+
+
 def base_inputs(page, instance: str) -> dict[str, Any]:
     return json.loads(page.eval_on_selector(f"#{instance} script.widget-base", "e => e.textContent"))
 
@@ -162,6 +169,7 @@ def test_widgets_live_and_equal_to_cpython(guarded_page, site_url, prerendered, 
         assert prerendered[url][instance].strip(), f"#{instance} has no pre-rendered result"
         assert page.inner_html(result_sel) == prerendered[url][instance]
         # 2. every scalar input, changed one after another, matches CPython
+        open_parts(page, instance)
         page.eval_on_selector_all(f"#{instance} details.settings", "els => els.forEach(d => d.open = true)")
         inputs = base_inputs(page, instance)
         for path, f, value in list(changes(w.inputs, w.validate(inputs)))[:10]:
@@ -560,6 +568,7 @@ def test_link_reproduces_a_built_stack(guarded_page, site_url):
     inst = "eu-stacks"
     w = widgets.get("europa.aec")
     base = base_inputs(page, inst)
+    open_parts(page, inst)  # the unit tables are parts of the page (build.PART_OVER)
     # build: add an attacking unit, make it a double-value tank division, drop the first unit
     page.click(f"#{inst}--attacker-units > .add-item")
     n = len(base["attacker"]["units"])
@@ -587,7 +596,8 @@ def test_link_reproduces_a_built_stack(guarded_page, site_url):
     page.goto("about:blank")
     page.goto(link)
     wait_live(page)
-    wait_html(page, f"#{inst} .widget-result", expected, "linked stack")
+    wait_html(page, f"#{inst} .widget-result", expected, "linked stack")  # before the tables are loaded
+    open_parts(page, inst)  # and once loaded, they show the link's rows
     assert page.locator(f"#{inst}--attacker-units .items > [data-item]").count() == n
     assert page.input_value(f"#{inst}--attacker-units-{n - 1}-aec") == "double"
     assert page.input_value(f"#{inst}--attacker-units-{n - 1}-re_size") == "3"
@@ -601,6 +611,7 @@ def test_list_table_rows_duplicate_move_and_remove(guarded_page, site_url):
     wait_live(page)
     inst, w = "eu-stacks", widgets.get("europa.aec")
     base = base_inputs(page, inst)
+    open_parts(page, inst)
     units = base["attacker"]["units"]
     rows = f"#{inst}--attacker-units .items > [data-item]"
     page.click(f"{rows}:first-child [data-action=duplicate-item]")
@@ -642,7 +653,11 @@ def test_wide_list_tables_keep_their_first_column_and_show_their_choices_whole(b
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.route("**/static/widgets.js", lambda route: route.abort())
     page = context.new_page()
-    for url in ("atg/individuals-and-combat-types.html", "europa/conversions-and-totals.html"):
+    # The tables are parts of their pages (build.PART_OVER): as a reader without scripts reads them, on their own pages.
+    # Europa's table fits 1280 px on a page without the site's sidebar: it is read at 800 px.
+    for url, width in (("parts/atg/individuals-and-combat-types/atg-types-battle--unit_types.html", 1280),
+                       ("parts/europa/conversions-and-totals/eu-stacks--attacker.units.html", 800)):
+        page.set_viewport_size({"width": width, "height": 900})
         page.goto(site_url + url)
         state = page.evaluate("""() => [...document.querySelectorAll('.widget-form .table-scroll')].map((t) => {
             const wide = t.scrollWidth > t.clientWidth;

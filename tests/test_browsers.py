@@ -89,6 +89,16 @@ def shows(driver: Driver, selector: str, html: str, what: str) -> None:
                              f"actual:   …{actual[max(0, at - 300):at + 300]}") from None
 
 
+PARTS_LOADED = "(s) => document.querySelectorAll(s + ' details.part').length === 0"
+
+
+def open_parts(driver: Driver, instance: str) -> None:
+    """Open every form part of the widget (the elements the build leaves out of the page:
+    build.PART_OVER) and wait until each is loaded in its placeholder's place."""
+    driver.call("(s) => document.querySelectorAll(s + ' details.part').forEach(d => { d.open = true; })", f"#{instance}")
+    driver.wait(PARTS_LOADED, f"#{instance}", timeout=SETTLE_S)
+
+
 def base_inputs(driver: Driver, instance: str) -> dict[str, Any]:
     return json.loads(driver.call("s => document.querySelector(s).textContent", f"#{instance} script.widget-base"))
 
@@ -123,6 +133,7 @@ def change_one_input(driver: Driver, url: str) -> None:
         else:
             pytest.fail(f"#{instance}: no input change that the engine accepts")
         checkbox = isinstance(f, schema.Boolean)
+        open_parts(driver, instance)
         driver.call(SET_CONTROL, f"#{instance}--{path.replace('.', '-')}", checkbox,
                     value if checkbox else (value if isinstance(value, str) else schema.to_text(value)))
         shows(driver, f"#{instance} .widget-result", html, f"#{instance} after {path} = {value}")

@@ -83,7 +83,12 @@ def test_examples_are_links_with_prerendered_results(fixture_site, demo):
     section = widget_section(read(out, "demo/dice.html"), "dice")
     link = re.search(r'<a href="([^"]+)" data-example="[^"]*">Two d10</a>', section).group(1)
     assert unescape(link) == "?dice.count=2&dice.sides=10#dice"
-    assert demo.render(demo.run({"count": 2, "sides": "10"})) in section
+    result = demo.render(demo.run({"count": 2, "sides": "10"}))
+    if len(result) <= build.PART_OVER:
+        assert result in section
+    else:  # a part of its own, linked where the result would be (and shown there when opened)
+        href = re.search(r'<a href="([^"]+)" data-part-src>The result of “Two d10”', section).group(1)
+        assert result in read(out, str((Path("demo") / href).as_posix()).replace("demo/../", ""))
 
 
 def test_widget_block_title(fixture_site):
@@ -219,9 +224,14 @@ def test_sensitivity_blocks_and_calculator_notes_are_the_engines(real_site):
     assert blocks >= 2
     page = read(real_site, "small-general/defenders-and-retreats.html")
     section = widget_section(page, "sg-retreat")
-    note = sensitivity.note_html(sensitivity.sensitivity("small_general.combat", {"retreat_hexes": 2}), "sg-retreat")
-    assert f'<p class="sensitivity-note">{note}</p>' in section and 'href="#sg-retreat--settings-retreat_direction"' in note
-    assert 'id="sg-retreat--settings-retreat_direction"' in section
+    answer = sensitivity.sensitivity("small_general.combat", {"retreat_hexes": 2})
+    note = re.search(r'<p class="sensitivity-note">(.*?)</p>', section, re.S).group(1)
+    assert note.startswith(answer["sentence"] + ' <a class="setting-link" href="#')
+    assert 'data-setting="settings.retreat_direction"' in note
+    # The link leads to the setting's control, or (the settings being a part of the page) to the part's
+    # placeholder on the page: either way an anchor the page has (the build checks every link too).
+    target = re.search(r'href="#([^"]+)"', note).group(1)
+    assert f'id="{target}"' in section and target in ("sg-retreat--settings-retreat_direction", "sg-retreat--settings-part")
     assert '<p class="sensitivity-note" hidden></p>' in widget_section(page, "sg-defender")
 
 
@@ -337,3 +347,86 @@ def test_broken_links_resolves_relative_paths_and_anchors():
     assert build.broken_links(files) == ["a.html: #top (no such anchor on a.html)",
                                          "s/d.html: ../../e.html (outside the site)",
                                          "s/d.html: ../s/c.js (no such file)"]
+
+
+# Page weight (issue 23, "Phone-sized"): heavy form elements and outputs are parts of their own.
+
+BATTLE_PAGE, BATTLE = "atg/steps-and-targets.html", "atg-overstack-battle"
+
+
+def test_every_page_is_within_the_first_paint_budget(real_site):
+    """Every page and embed page weighs at most build.PAGE_BUDGET bytes of HTML (parts load later)."""
+    pages = {p.relative_to(real_site).as_posix(): p.stat().st_size for p in real_site.rglob("*.html")}
+    assert any(p.startswith("parts/") for p in pages) and any(p.startswith("embed/") for p in pages)
+    heavy = {p: size for p, size in pages.items() if not p.startswith("parts/") and size > build.PAGE_BUDGET}
+    assert heavy == {}
+    assert pages[BATTLE_PAGE] > 100_000  # the measure is the built file's, not something smaller
+
+
+class _Keyed(HTMLParser):
+    """The ``details.part`` placeholders of a page and the ids and values of its controls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: dict[str, dict[str, str | None]] = {}
+        self.links: dict[str, str] = {}
+        self.values: dict[str, str | None] = {}
+        self._part: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "details" and "part" in (a.get("class") or "").split():
+            self._part = a["data-part"] or ""
+            self.parts[self._part] = a
+        elif tag == "a" and "data-part-src" in a and self._part is not None:
+            self.links[self._part] = a["href"] or ""
+            self._part = None
+        elif tag == "input" and a.get("id"):
+            self.values[a["id"] or ""] = a.get("value")
+
+
+def parse(html: str) -> _Keyed:
+    parser = _Keyed()
+    parser.feed(html)
+    return parser
+
+
+def test_heavy_form_elements_are_parts_rendered_by_the_same_macros(real_site):
+    page = read(real_site, BATTLE_PAGE)
+    section = parse(widget_section(page, BATTLE))
+    assert {"unit_types", "rules", "attackers", "defenders"} <= set(section.parts)
+    assert section.parts["unit_types"]["data-key"] == "unit_types"
+    assert "settings" in (section.parts["rules"]["class"] or "").split()  # it keeps the panel's count
+    assert not any(i.startswith(f"{BATTLE}--unit_types-") for i in section.values)  # no row on the page
+    href = section.links["unit_types"]
+    assert href == f"../parts/atg/steps-and-targets/{BATTLE}--unit_types.html"
+    part = read(real_site, "atg/" + href)
+    assert re.search(r'data-part-body>\s*<fieldset class="list list-table" data-key="unit_types"', part)
+    # The part is the form's own rendering of the base inputs: one row per unit type, each value in place.
+    base = json.loads(re.search(r'<script type="application/json" class="widget-base">(.*?)</script>',
+                                widget_section(page, BATTLE)).group(1))
+    shown = parse(part).values
+    for k, row in enumerate(base["unit_types"]):
+        for name, value in row.items():
+            if not isinstance(value, bool) and f"{BATTLE}--unit_types-{k}-{name}" in shown:
+                assert unescape(shown[f"{BATTLE}--unit_types-{k}-{name}"] or "") == str(value), (k, name)
+    assert f"{BATTLE}--unit_types-{len(base['unit_types'])}-name" not in shown
+    assert f'href="../../../{BATTLE_PAGE}#{BATTLE}"' in part  # back to the widget
+    # The embed page links to the same file from its own folder.
+    embed = parse(read(real_site, f"embed/atg/steps-and-targets/{BATTLE}.html"))
+    assert embed.links["unit_types"] == f"../../../parts/atg/steps-and-targets/{BATTLE}--unit_types.html"
+
+
+def test_heavy_outputs_are_parts_and_light_ones_stay(real_site):
+    page = read(real_site, "small-general/combat-table.html")
+    assert 'href="../parts/small-general/combat-table/sg-combat--result-example-1.html" data-part-src>' in page
+    example = read(real_site, "parts/small-general/combat-table/sg-combat--result-example-1.html")
+    assert "data-part-body>" in example and "<form" not in example
+    battle = widget_section(read(real_site, BATTLE_PAGE), BATTLE)
+    assert f'{BATTLE}--result-sample.html" data-part-src>' in battle  # the battle told round by round
+    assert 'class="sim-result"' in battle and "trials, pre-rendered at build time" in battle  # the estimate stays
+    assert "details class=\"part" not in widget_section(read(real_site, BATTLE_PAGE), "atg-stacking")  # a light widget: whole
+
+
+def test_a_part_may_not_sit_inside_a_lists_items():
+    assert build.may_be_part("attacker.units") and not build.may_be_part("units.2.types")

@@ -101,6 +101,12 @@ def test_a_link_that_cannot_be_read_is_said_at_the_widgets_top_in_plain_words(dr
     shown = driver.wait(MESSAGE, BATTLE, timeout=15)
     assert shown["inHeader"] and "terrain_defence" in shown["text"] and "'lots'" in shown["text"], shown
     assert shown["focus"] == f"{BATTLE}--terrain_defence"
+    # a refused field in a part of the form that is not loaded (build.PART_OVER): the part loads, the field in focus
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.settings.rout_hold=lots#{BATTLE}")
+    shown = driver.wait(MESSAGE, BATTLE, timeout=15)
+    assert "rout_hold" in shown["text"] and "'lots'" in shown["text"], shown
+    driver.wait("(id) => document.activeElement?.id === id", f"{BATTLE}--settings-rout_hold", timeout=15)
+    assert driver.call("(id) => document.getElementById(id).closest('details.settings').open", f"{BATTLE}--settings-rout_hold")
     assert driver.errors() == []
 
 

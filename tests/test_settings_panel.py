@@ -8,7 +8,7 @@ to the page's values, after which the widget shows CPython's result again.
 from __future__ import annotations
 
 import pytest
-from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401
+from test_browsers import base_inputs, browsers, driver, drivers, open_live, open_parts, shows  # noqa: F401
 
 from engine import schema, settings, widgets
 
@@ -29,6 +29,9 @@ def test_sections_count_filter_and_reset(driver, site_url):
     open_live(driver, site_url + PAGE)
     base = w.validate(base_inputs(driver, INSTANCE))
     group = w.inputs.field("rules")
+    # The panel is a part (build.PART_OVER): opened, it loads open, its sections in it.
+    driver.call("(s) => document.querySelector(s).open = true", PANEL)
+    driver.wait("(s) => !document.querySelector(s).classList.contains('part')", PANEL, timeout=15)
     sections = driver.call("(s) => [...document.querySelectorAll(s + ' .settings-section legend')].map(e => e.textContent)", PANEL)
     assert sections == [name for name, _ in settings.sections(group)]
     choice = next(f for f in group.fields if isinstance(f, schema.Choice) and len(f.choices) > 1)

@@ -93,6 +93,8 @@ def test_a_shared_battle_of_twelve_units_a_side_round_trips(driver, site_url):
     assert len(state) < 2000, len(state)
     assert W.from_link({"": state}, page_base) == (values, [])
     open_short(driver, site_url, f"{INSTANCE}={quote(state, safe='')}&{INSTANCE}.seed=3&")
+    for path in P.parts(driver):  # the unit tables and the settings: parts of the page (build.PART_OVER)
+        P.open_part(driver, path)
     paths: list[tuple[str, Any]] = []
     for side in ("attacker", "defender"):
         for k, row in enumerate(values[side]["units"]):

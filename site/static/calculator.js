@@ -5,7 +5,7 @@
 import { ScenarioPanel } from "./scenario.js";
 import { SimulationView } from "./simulation.js";
 import * as table from "./table-editor.js";
-import { addItem, collect, fill, keyed, renumber, updateListButtons } from "./forms.js";
+import { addItem, collect, fill, isPart, keyed, loadPartOf, partValue, renumber, updateListButtons } from "./forms.js";
 import { DEFAULT_SEED, SAFE_LINK_LENGTH, SCENARIO_KEY, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
 import { embedCode } from "./embed.js";
 
@@ -35,7 +35,7 @@ export class LiveWidget {
     this.shareInput = section.querySelector(".share-link");
     this.shareNote = null;
     this.sim = section.querySelector(".widget-sim") ? new SimulationView(section, site?.pool ?? engine) : null;
-    this.scenario = section.querySelector(".widget-scenario") ? new ScenarioPanel(this) : null;
+    this.scenario = ScenarioPanel.placed(section) ? new ScenarioPanel(this) : null;
     this.note = section.querySelector(".sensitivity-note");
     this.noteTimer = null;
     this.state = ""; // the engine's compact form of the inputs (see queryFor)
@@ -55,6 +55,7 @@ export class LiveWidget {
       else this.recompute();
     });
     this.section.addEventListener("click", (e) => this.click(e));
+    this.form.addEventListener("part-loaded", () => this.markChanged());
     this.seedInput?.addEventListener("change", () => this.roll(this.seedInput.value));
     this.sim?.trialsInput.addEventListener("change", () => this.runSim());
     this.sim?.trialsInput.addEventListener("keydown", (e) => {
@@ -69,7 +70,7 @@ export class LiveWidget {
     const setting = event.target.closest("a.setting-link");
     if (setting && this.section.contains(setting)) {
       event.preventDefault();
-      this.showSetting(decodeURIComponent(setting.hash.slice(1)));
+      this.showSetting(setting.dataset.setting ?? "");
       return;
     }
     const target = event.target.closest("[data-action], a[data-example]");
@@ -181,6 +182,12 @@ export class LiveWidget {
     for (const details of this.form.querySelectorAll("details.settings")) {
       const base = this.base[details.dataset.key] ?? {};
       let changed = 0;
+      if (isPart(details)) { // not loaded yet: its values against the base's
+        const values = partValue(details) ?? {};
+        for (const [key, was] of Object.entries(base)) {
+          if (typeof was !== "object" && String(values[key]).trim() !== String(was)) changed++;
+        }
+      }
       for (const el of keyed(details)) {
         if (!el.classList.contains("field")) continue;
         const control = el.querySelector("input, select");
@@ -256,8 +263,10 @@ export class LiveWidget {
   }
 
   // A setting named by the note: its section and panel opened, the control in view and in focus.
-  showSetting(id) {
-    const control = document.getElementById(id);
+  async showSetting(path) {
+    // The settings may be a part of the page not loaded yet (forms.js): load it first.
+    if (path) await loadPartOf(this.form, path).catch(() => false);
+    const control = this.control(path);
     if (!control || !this.section.contains(control)) return;
     for (let d = control.closest("details"); d; d = d.parentElement?.closest("details")) d.open = true;
     control.scrollIntoView({ block: "center" });
@@ -287,6 +296,13 @@ export class LiveWidget {
       // Where the reader is looking: the message at the widget's top, and the first field refused in focus.
       const control = rejected.map((r) => this.control(r.field)).find(Boolean);
       (control || this.messages).focus({ preventScroll: true });
+      const inPart = !control && rejected.find((r) => r.field && r.field !== "state");
+      if (inPart) { // the first refused field is in a part not loaded yet: load it and focus the field
+        const seq = this.seq;
+        loadPartOf(this.form, inPart.field).then((loaded) => {
+          if (loaded && seq === this.seq) this.control(inPart.field)?.focus({ preventScroll: true });
+        }, () => {}); // not loaded: the message at the top keeps the focus
+      }
       this.messages.scrollIntoView({ block: "nearest" });
     }
   }
@@ -308,6 +324,10 @@ export class LiveWidget {
     this.messages.hidden = false;
     this.messages.textContent = `Not computed: ${message}. The results below are for the last inputs that worked.`;
     const control = this.control(error.field);
+    if (!control && error.field) { // in a part not loaded yet: load it, then show the message there
+      const seq = this.seq;
+      loadPartOf(this.form, error.field).then((loaded) => { if (loaded && seq === this.seq) this.showError(error); }, () => {});
+    }
     if (control) {
       control.setAttribute("aria-invalid", "true");
       const slot = document.getElementById(`${control.id}-error`);

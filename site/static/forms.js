@@ -2,6 +2,12 @@
 // (templates/partials/form.html): an element with data-key is a field (.field),
 // a list (.list, items in an <ol> or a table: table-editor.js) or a group of
 // keyed elements; collect and fill walk it as data.
+//
+// A part (details.part, data-part: its dotted path) stands for a keyed element
+// the build left out of the page to keep it light: until it is opened (loadPart),
+// collect gives its value (the widget's base, or what fill last gave it) and
+// fill only keeps the value. Opening it fetches the element from the part's own
+// page (the placeholder's link), puts it in the placeholder's place and fills it.
 
 import * as table from "./table-editor.js";
 
@@ -15,11 +21,85 @@ export function keyed(container) {
   return out;
 }
 
+export function isPart(el) {
+  return el.classList.contains("part");
+}
+
+// The value a part not yet loaded stands for: the widget's base at its path until fill gives it one.
+export function partValue(part) {
+  if (!Object.hasOwn(part, "partValue")) {
+    let value = JSON.parse(part.closest(".widget").querySelector(":scope > .widget-base").textContent);
+    for (const key of part.dataset.part.split(".")) value = value?.[key];
+    part.partValue = value;
+  }
+  return part.partValue;
+}
+
+const loading = new WeakMap();
+
+// Loads a part in its placeholder's place, filled with its value; resolves to the loaded element
+// (at once if `el` is not a part). Dispatches "part-loaded" (bubbling) from the new element.
+export function loadPart(part) {
+  if (!isPart(part)) return Promise.resolve(part);
+  if (!loading.has(part)) {
+    loading.set(part, (async () => {
+      const response = await fetch(part.querySelector("a[data-part-src]").href).catch(() => null);
+      if (!response?.ok) { // offline with no copy, say: the link in the placeholder stays, and a later opening tries again
+        loading.delete(part);
+        throw new Error(`part ${part.dataset.part} could not be loaded (${response ? response.status : "no answer"})`);
+      }
+      const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+      const element = document.adoptNode(doc.querySelector("[data-part-body] > [data-key]"));
+      const value = partValue(part);
+      const holder = part.parentElement;
+      part.replaceWith(element);
+      fill(holder, { [element.dataset.key]: value });
+      if (element.matches("details")) element.open = true;
+      element.dispatchEvent(new CustomEvent("part-loaded", { bubbles: true }));
+      return element;
+    })());
+  }
+  return loading.get(part);
+}
+
+// Loads the part holding the form control of dotted `path` in `form`, if one does; resolves to
+// whether one was loaded.
+export async function loadPartOf(form, path) {
+  for (const part of form.querySelectorAll("details.part")) {
+    const prefix = part.dataset.part;
+    if (path === prefix || path.startsWith(prefix + ".")) { await loadPart(part); return true; }
+  }
+  return false;
+}
+
+// An output left out of the page (a worked example's result): opening its details shows it in
+// place of the link to its own page.
+const viewing = new WeakSet();
+async function loadView(details) {
+  const link = details.querySelector(":scope > .part-link > a[data-part-src]");
+  if (!link || viewing.has(details)) return;
+  viewing.add(details);
+  const response = await fetch(link.href).catch(() => null);
+  if (!response?.ok) { viewing.delete(details); return; } // the link stays, for the reader to follow
+  const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+  const body = doc.querySelector("[data-part-body]");
+  if (details.contains(link)) link.parentElement.replaceWith(...[...body.childNodes].map((n) => document.adoptNode(n)));
+}
+
+// A part opened by its reader loads (the link inside is for readers without scripts).
+document.addEventListener("toggle", (event) => {
+  if (!event.target.open || !event.target.matches?.("details")) return;
+  if (event.target.matches("details.part")) loadPart(event.target).catch(() => {}); // its link stays to follow
+  else loadView(event.target);
+}, true);
+
 export function collect(container) {
   const data = {};
   for (const el of keyed(container)) {
     const key = el.dataset.key;
-    if (el.classList.contains("list")) {
+    if (isPart(el)) {
+      data[key] = partValue(el);
+    } else if (el.classList.contains("list")) {
       data[key] = [...table.itemsOf(el).children].map((item) => collect(item));
     } else if (el.classList.contains("field")) {
       const control = el.querySelector("input, select");
@@ -36,7 +116,9 @@ export function fill(container, values) {
     const key = el.dataset.key;
     if (!Object.hasOwn(values, key)) continue;
     const value = values[key];
-    if (el.classList.contains("list") && table.isTable(el)) {
+    if (isPart(el)) {
+      el.partValue = value;
+    } else if (el.classList.contains("list") && table.isTable(el)) {
       table.resize(el, value.length); // rows built in one pass; none renumbered
       [...table.itemsOf(el).children].forEach((row, i) => fill(row, value[i]));
     } else if (el.classList.contains("list")) {

@@ -27,6 +27,21 @@ function option(value, text, selected) {
 }
 
 export class ScenarioPanel {
+  // Puts the page's one copy of the panel (a <template> the build writes once a page) into the widget's
+  // slot, its ids made the widget's own; whether the widget now has a panel.
+  static placed(section) {
+    if (section.querySelector(".widget-scenario")) return true;
+    const template = document.getElementById("scenario-panel");
+    const slot = section.querySelector(".scenario-slot");
+    if (!template || !slot) return false;
+    const panel = template.content.firstElementChild.cloneNode(true);
+    const own = (text) => text.replaceAll("__I__", section.dataset.instance);
+    for (const el of panel.querySelectorAll("[id]")) el.id = own(el.id);
+    for (const el of panel.querySelectorAll("label[for]")) el.htmlFor = own(el.htmlFor);
+    slot.replaceWith(panel);
+    return true;
+  }
+
   // `widget`: the LiveWidget whose form, engine and link this panel shares.
   constructor(widget) {
     this.w = widget;
