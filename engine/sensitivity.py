@@ -274,4 +274,4 @@ def note_html(answer: Mapping[str, Any], instance: str) -> str:
         return ""
     path = answer["settings"][0]["input"]
     return (f'{escape(answer["sentence"])} <a class="setting-link" href="#{escape(instance)}--'
-            f'{escape(path.replace(".", "-"))}">See the setting</a>.')
+            f'{escape(path.replace(".", "-"))}" data-setting="{escape(path)}">See the setting</a>.')
