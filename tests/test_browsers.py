@@ -8,7 +8,7 @@ serialisation); a corrupt snapshot boots plainly. In all
 three, a boot whose thread sticks is started again by the page (and, in
 Chromium, one that sticks twice, when the last start boots plainly; a boot
 that waits for ever is test_snapshot.py's). Firefox also loads widget pages
-100 times, each in a fresh context, and every load must go live without a
+60 times, each in a fresh context, and every load must go live without a
 restart (issue 11: one load in 25 never went live).
 
 Drivers: tests/browsers.py. ``./dev test`` installs the browsers.
@@ -35,7 +35,10 @@ pytestmark = pytest.mark.browser
 
 BOOT_S = 60
 SETTLE_S = 15
-FIREFOX_LOADS = 100
+FIREFOX_LOADS = 60
+"""Fresh first visits in a row (issue 11: one in 25 stalled). Every other test's first visit is held to the same
+check (``open_live``), some thirty more in Firefox alone: with these, a one-in-25 stall goes unseen in under 3 %
+of runs (0.96 ** 90), as with 100 loads alone before (2 %), for 90 s less of the run."""
 
 MARKS = {"chromium": (), "firefox": (pytest.mark.firefox,), "webkit": (pytest.mark.webkit,)}
 
@@ -70,10 +73,19 @@ LIVE = """() => {
 }"""
 
 
-def open_live(driver: Driver, url: str) -> dict[str, Any]:
-    """Open ``url`` as a first visit; once every widget is live, how the engine booted."""
+def open_live(driver: Driver, url: str, clean: bool = True) -> dict[str, Any]:
+    """Open ``url`` as a first visit; once every widget is live, how the engine booted.
+
+    ``clean``: the boot must have come from the snapshot with no restart. Every test's first visit is so
+    checked (issue 11's stall, one Firefox load in 25, is caught wherever it happens); the tests that break
+    a boot on purpose, and the soak test that counts stalls itself, pass False.
+    """
     driver.open(url)
-    return driver.wait(LIVE, timeout=BOOT_S)
+    booted = driver.wait(LIVE, timeout=BOOT_S)
+    if clean:
+        assert booted["boot"] == "snapshot" and booted["restarts"] == 0, \
+            f"{driver.name}: {url}: the engine needed a restart or a plain boot: {booted}"
+    return booted
 
 
 def shows(driver: Driver, selector: str, html: str, what: str) -> None:
@@ -194,7 +206,7 @@ def corrupt_snapshot_url(built_site, tmp_path_factory) -> Iterator[str]:
 
 @browsers("firefox", "webkit")
 def test_a_corrupt_snapshot_falls_back_to_the_plain_boot(driver, corrupt_snapshot_url):
-    booted = open_live(driver, corrupt_snapshot_url + SG_PAGE)
+    booted = open_live(driver, corrupt_snapshot_url + SG_PAGE, clean=False)
     assert booted["boot"] == "plain", (driver.name, booted)
     assert "started without the snapshot (the snapshot is not a Pyodide memory snapshot)" in booted["status"], booted
     assert booted["restarts"] == 0, booted  # a plain boot is not restarted, however long Python's start takes
@@ -232,7 +244,7 @@ def stalling_site(built_site, tmp_path_factory) -> Iterator[dict[str, str]]:
 @pytest.mark.parametrize("stall, driver", STALL_CASES, indirect=["driver"])
 def test_a_stalled_boot_is_started_again_and_goes_live(driver, stalling_site, stall):
     _, _, said, boot = STALLS[stall]
-    booted = open_live(driver, stalling_site[stall] + SG_PAGE)
+    booted = open_live(driver, stalling_site[stall] + SG_PAGE, clean=False)
     assert booted["boot"] == boot, (driver.name, booted)
     assert said in booted["status"], (driver.name, booted)
     if boot == "plain":
@@ -263,7 +275,7 @@ def test_firefox_goes_live_on_every_fresh_load(site_url, built_site):
     try:
         for i in range(FIREFOX_LOADS):
             url = rotation[i % len(rotation)]
-            booted = open_live(firefox, site_url + url)
+            booted = open_live(firefox, site_url + url, clean=False)
             if booted["boot"] != "snapshot" or booted["restarts"]:
                 stalled.append((i, url, booted))
     finally:
