@@ -403,29 +403,19 @@ class WidgetRenderer:
         """``::: sensitivity WIDGET Caption``: how far each assumed setting moves the headline figure for the
         inputs the block states (``figure``, and for a battle ``trials`` and ``seed``, as a sweep's)."""
         where = str(self.page.source)
-        try:
-            w = widgets.get(widget_id)
-        except widgets.UnknownWidgetError as exc:
-            raise BuildError(f"{where}: {exc}") from None
+        w = self._widget(widget_id)
         if not caption:
             raise BuildError(f"{where}: a sensitivity block needs a caption")
         spec = {k: pairs.pop(k) for k in ("figure", "trials", "seed") if k in pairs}
         inputs = self._state(w, pairs, None, f"sensitivity {caption!r}")
-        kw: dict[str, Any] = {}
+        kw = self._battle_run(w, spec, f"sensitivity {caption!r}")
         try:
-            if w.trial is not None:
-                kw = {"trials": int(spec.get("trials", w.trials)), "seed": int(spec.get("seed", DEFAULT_SEED))}
-            elif "trials" in spec or "seed" in spec:
-                raise BuildError(f"{where}: sensitivity {caption!r}: {widget_id} is exact; it takes no trials or seed")
             answer = sensitivity.sensitivity(w.id, inputs, figure=spec.get("figure"), render=True, **kw)
-        except schema.InputError as exc:  # before ValueError, which it is
+        except schema.InputError as exc:
             raise BuildError(f"{where}: sensitivity {caption!r}: {exc}") from None
-        except ValueError:
-            raise BuildError(f"{where}: sensitivity {caption!r}: trials and seed are whole numbers") from None
         self.page.sweeps.append({"kind": "sensitivity", "widget": w.id, "caption": caption, "inputs": inputs,
                                  "figure": spec.get("figure"), **kw})
-        return (f'<div class="teaching-sweep" role="group" aria-label="{escape(caption, quote=True)}">'
-                f'<p class="sweep-caption">{escape(caption)}</p>{answer["html"]}</div>')
+        return self._teaching(caption, answer["html"])
 
     def render_sweep(self, widget_id: str, caption: str, pairs: dict[str, str]) -> str:
         """A teaching chart: each figure of a widget along one input, computed here by the engine's sweep
@@ -436,10 +426,7 @@ class WidgetRenderer:
         and ``seed``; every other line is an input, ``path: value``, as in a widget block.
         """
         where = str(self.page.source)
-        try:
-            w = widgets.get(widget_id)
-        except widgets.UnknownWidgetError as exc:
-            raise BuildError(f"{where}: {exc}") from None
+        w = self._widget(widget_id)
         if not caption:
             raise BuildError(f"{where}: a sweep needs a caption ('::: sweep {widget_id} What it shows')")
         spec = {k: pairs.pop(k) for k in SWEEP_KEYS if k in pairs}
@@ -456,14 +443,7 @@ class WidgetRenderer:
                 raise BuildError(f"{where}: sweep {caption!r}: values must be a JSON list") from None
         figures = [f.strip() for f in spec["figures"].split(",")] if "figures" in spec else None
         inputs = self._state(w, pairs, None, f"sweep {caption!r}")
-        kw: dict[str, Any] = {}
-        if w.trial is not None:
-            try:
-                kw = {"trials": int(spec.get("trials", w.trials)), "seed": int(spec.get("seed", DEFAULT_SEED))}
-            except ValueError:
-                raise BuildError(f"{where}: sweep {caption!r}: trials and seed are whole numbers") from None
-        elif "trials" in spec or "seed" in spec:
-            raise BuildError(f"{where}: sweep {caption!r}: {widget_id} is exact; it takes no trials or seed")
+        kw = self._battle_run(w, spec, f"sweep {caption!r}")
         try:
             answer = scenarios.sweep(w.id, inputs, vary, figures=figures, **kw)
         except schema.InputError as exc:
@@ -476,9 +456,30 @@ class WidgetRenderer:
                "was built; the band is each estimate's 95 % interval.")
         self.page.sweeps.append({"widget": w.id, "caption": caption, "inputs": inputs, "vary": vary,
                                  "figures": figures, **kw})
+        return self._teaching(caption, f'{scenarios.sweep_html(answer)}<p class="help">{escape(how)}</p>')
+
+    def _widget(self, widget_id: str) -> widgets.Widget:
+        try:
+            return widgets.get(widget_id)
+        except widgets.UnknownWidgetError as exc:
+            raise BuildError(f"{self.page.source}: {exc}") from None
+
+    def _battle_run(self, w: widgets.Widget, spec: Mapping[str, str], what: str) -> dict[str, Any]:
+        """A teaching block's ``trials`` and ``seed`` (a battle's: defaults the widget's run and seed 1); none for
+        a calculator, which is exact."""
+        if w.trial is None:
+            if "trials" in spec or "seed" in spec:
+                raise BuildError(f"{self.page.source}: {what}: {w.id} is exact; it takes no trials or seed")
+            return {}
+        try:
+            return {"trials": int(spec.get("trials", w.trials)), "seed": int(spec.get("seed", DEFAULT_SEED))}
+        except ValueError:
+            raise BuildError(f"{self.page.source}: {what}: trials and seed are whole numbers") from None
+
+    @staticmethod
+    def _teaching(caption: str, body: str) -> str:
         return (f'<div class="teaching-sweep" role="group" aria-label="{escape(caption, quote=True)}">'
-                f'<p class="sweep-caption">{escape(caption)}</p>{scenarios.sweep_html(answer)}'
-                f'<p class="help">{escape(how)}</p></div>')
+                f'<p class="sweep-caption">{escape(caption)}</p>{body}</div>')
 
     def _state(self, w: widgets.Widget, pairs: Mapping[str, str], base: Mapping[str, Any] | None,
                what: str) -> dict[str, Any]:
@@ -490,10 +491,7 @@ class WidgetRenderer:
     def render_widget(self, widget_id: str, instance: str, title: str, pairs: dict[str, str],
                       examples: list[tuple[str, dict[str, str]]]) -> str:
         where = str(self.page.source)
-        try:
-            w = widgets.get(widget_id)
-        except widgets.UnknownWidgetError as exc:
-            raise BuildError(f"{where}: {exc}") from None
+        w = self._widget(widget_id)
         if not instance:
             raise BuildError(f"{where}: widget {widget_id} needs an instance id ('::: widget {widget_id} #name')")
         if any(x["instance"] == instance for x in self.page.widgets):
