@@ -143,6 +143,12 @@ def test_a_damaged_scenario_link_is_said_at_the_widgets_top_and_the_panel_is_acc
     page.click(panel(SG, "[data-action=sweep]"))
     wait_until(page, "(s) => document.querySelector(s + ' .scenario-result').dataset.state === 'done'", f"#{SG}")
     assert axe_violations(page, f"#{SG} .widget-scenario") == []
+    # At a phone's width the open panel, its long input names and its chart fit the screen.
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.select_option(panel(SG, "select.vary-input"), "attacker.experience_level")
+    page.click(panel(SG, "[data-action=sweep]"))
+    wait_until(page, "(s) => document.querySelector(s + ' .scenario-result').dataset.state === 'done'", f"#{SG}")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
 
 
 RETREAT_PAGE, RETREAT = "small-general/defenders-and-retreats.html", "sg-retreat"
