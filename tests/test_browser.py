@@ -444,10 +444,16 @@ def test_keyboard_only_change(guarded_page, site_url):
     ("**/pyodide/pyodide.mjs", None, "could not start"),
     # an aborted .wasm download makes Pyodide hang, not fail: the watchdog reports it
     ("**/pyodide/pyodide.asm.wasm", 4000, "did not start within 4 s"),
+    # the worker's own later import: once failed as an unhandled rejection with the engine still "live"
+    ("**/static/scheduler.js", None, "its scheduler could not be loaded"),
 ])
 def test_engine_failure_is_visible_and_keeps_the_prerendered_result(page, site_url, blocked, timeout_ms, reason):
     if timeout_ms:
         page.add_init_script(f"globalThis.rulesExplorerBootTimeoutMs = {timeout_ms};")
+    uncaught: list[str] = []
+    page.on("pageerror", lambda exc: uncaught.append(str(exc)))
+    page.on("worker", lambda worker: worker.on(
+        "console", lambda m: uncaught.append(m.text) if m.text.startswith("Uncaught") else None))
     page.route(blocked, lambda route: route.abort())
     page.goto(site_url + SG_PAGE)
     before = page.inner_html(f"#{SG} .widget-result")
@@ -457,6 +463,7 @@ def test_engine_failure_is_visible_and_keeps_the_prerendered_result(page, site_u
     assert page.get_attribute(f"#{SG} .engine-status", "data-state") == "failed"
     assert page.inner_html(f"#{SG} .widget-result") == before
     assert page.is_disabled(f"#{SG} [data-action=copy-link]")
+    assert uncaught == []
 
 
 # In-site navigation keeps the engine ------------------------------------------

@@ -57,8 +57,14 @@ ready.catch((err) => {
 // Requests go through the scheduler (scheduler.js): a reader's requests go
 // ahead of Monte Carlo chunks, which are cut to about 10 ms each so that a
 // cancel or a change is heard between two. Imported once the boot has
-// started, so its fetch does not hold the boot back.
+// started, so its fetch does not hold the boot back. If it cannot load (the
+// network gone before the site was saved, or the page closing while a worker
+// starts), the worker says it failed, as a boot that failed does: nothing is
+// left as an unhandled rejection, and a request gets EngineUnavailable.
 const scheduling = import("./scheduler.js");
+scheduling.catch((err) => {
+  post({ type: "failed", message: `its scheduler could not be loaded (${err && err.message ? err.message : err})` });
+});
 let scheduler = null;
 
 async function getScheduler() {
