@@ -21,7 +21,7 @@ from battle_page import SET, VALUES, BattlePage
 from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
 
 from engine import schema, settings
-from engine.atg.rules import RULES_GROUP
+from engine.atg.widgets import RULES_GROUP
 
 pytestmark = pytest.mark.browser
 

@@ -51,7 +51,7 @@ def test_battle_sample_replays_and_renders():
 import pytest  # noqa: E402
 
 from engine.atg.setup import Setup, Unit  # noqa: E402
-from engine.atg.typeform import type_row, unit_type  # noqa: E402
+from engine.atg.widgets import type_row, unit_type  # noqa: E402
 from engine.atg.units import ROSTER, ROSTER_ORDER  # noqa: E402
 from engine.atg.widgets import battle_setup  # noqa: E402
 from engine.schema import InputError  # noqa: E402

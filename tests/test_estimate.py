@@ -259,7 +259,7 @@ def test_link_diff_equals_link_state(widget_id, rnd):
 def test_ocs_check_does_not_enumerate(monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("check must not analyse the combat")
-    monkeypatch.setattr("engine.ocs.ui.analyse", forbidden)
+    monkeypatch.setattr("engine.ocs.widgets.analyse", forbidden)
     w = widgets.get("ocs.combat")
     w.validate({"attack": 4, "defense": 2})
     with pytest.raises(Exception, match="below the"):
@@ -267,7 +267,7 @@ def test_ocs_check_does_not_enumerate(monkeypatch):
 
 
 def test_ocs_check_and_compute_give_the_same_error():
-    from engine.ocs.ui import _analysis
+    from engine.ocs.widgets import _analysis
     bad = {"attack": 1, "defense": 20, "settings": {"below_table": "not_allowed"}}
     answer = ask(op="run", widget="ocs.combat", inputs=bad)
     with pytest.raises(Exception) as exc:

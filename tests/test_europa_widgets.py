@@ -12,7 +12,7 @@ import pytest
 
 from engine import api, widgets
 from engine.europa.exhibits import EXHIBITS
-from engine.europa.inputs import AEC_INPUTS, MAX_UNITS
+from engine.europa.widgets import AEC_INPUTS, MAX_UNITS
 from engine.exhibits import get_exhibit
 from engine.schema import InputError
 

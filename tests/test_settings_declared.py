@@ -22,7 +22,7 @@ from engine.ocs.combat import Settings as OcsSettings
 from engine.schema import Group, ListOf, Text
 from engine.settings import rules_from, rules_group
 from engine.sgs.rules import SgsRules
-from engine.small_general.inputs import Settings as SmallGeneralSettings
+from engine.small_general.rules import Settings as SmallGeneralSettings
 
 RULES_OF_SYSTEM: dict[str, type[Any]] = {
     "small_general": SmallGeneralSettings,

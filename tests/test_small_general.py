@@ -26,7 +26,7 @@ from engine.small_general import defender_choice as choice_module
 from engine.small_general.combat import Combat, Unit, apply_artillery_rule, retreat_failure_chance
 from engine.small_general.experience import LEVEL_THRESHOLDS, POINTS_FOR_CAUSING, level_for, next_threshold, points_for
 from engine.small_general.exhibits import EXHIBITS
-from engine.small_general.inputs import Settings
+from engine.small_general.rules import Settings
 from engine.small_general.rules import (ARTILLERY_VS_MECHANIZED, ATTACKER_STATE, ATTACKER_SUPPLY, COMBAT_TABLE,
                                         DEFENDER_STATE, DEFENDER_SUPPLY, EXPERIENCE_MODIFIERS,
                                         LANDSCAPE_FOOT_ATTACK, SIMULTANEOUS_ATTACK, TABLE_RESULTS, Result)

@@ -28,11 +28,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, Literal, TypeAlias
 
-from ..schema import to_text
-from ..settings import rules_group, setting
+from ..settings import setting
 
-__all__ = ["Rules", "RULES_GROUP", "concentric_values", "as_floats", "Randomisation", "TieReading",
-           "RULEVAR_NUMBERS", "assumed_notes"]
+__all__ = ["Rules", "concentric_values", "as_floats", "Randomisation", "TieReading", "RULEVAR_NUMBERS"]
 
 Randomisation: TypeAlias = Literal["continuous", "whole"]
 """How a score is drawn below its value: any real number, or a whole number."""
@@ -342,9 +340,6 @@ class Rules:
                                          minimum=0, maximum=10, section=_INTERCEPT)
 
 
-RULES_GROUP: Final = rules_group(Rules, "rules", "Rule variables", label="Rule variables")
-"""The schema group of :class:`Rules`, for forms and links."""
-
 RULEVAR_NUMBERS: Final[dict[str, str]] = {
     "capitulation_morale": "37", "capitulation_readiness": "301", "land_stack_max": "30",
     "land_stack_per_side": "31", "air_stack_max": "835 (overstacking)", "air_may_overstack": "833",
@@ -385,12 +380,3 @@ def as_floats(rules: Rules) -> dict[str, float]:
     out["panic_complement"] = 1.0 if rules.panic_reading == "losses_above_morale" else 0.0
     return out
 
-
-def assumed_notes(rules: Rules) -> list[dict[str, str]]:
-    """Every assumed setting with its value and note, for a result's assumptions list."""
-    out = []
-    for f in RULES_GROUP.fields:
-        if f.assumed:
-            value = getattr(rules, f.name)
-            out.append({"setting": f.name, "value": to_text(value), "note": f.assumed})
-    return out

@@ -9,7 +9,7 @@ Modules follow the charts:
 * :mod:`.explain` - results in words;
 * :mod:`.combat` - exact enumeration of one combat;
 * :mod:`.sequence` - the combat sequence (9.2), described and played;
-* :mod:`.ui` - the widgets ``ocs.combat``, ``ocs.result`` and ``ocs.walkthrough``;
+* :mod:`.widgets` - the widgets ``ocs.combat``, ``ocs.result`` and ``ocs.walkthrough``;
 * :mod:`.charts` - the exhibits ``ocs.combat_table``, ``ocs.surprise_table`` and ``ocs.results_key``.
 
 Importing the package registers the widgets and exhibits.
@@ -19,6 +19,6 @@ Importing the package registers the widgets and exhibits.
 ['ocs.combat', 'ocs.result', 'ocs.walkthrough']
 """
 
-from . import charts, ui  # noqa: F401  (registers widgets and exhibits)
+from . import charts, widgets  # noqa: F401  (registers widgets and exhibits)
 
-__all__ = ["charts", "ui"]
+__all__ = ["charts", "widgets"]

@@ -9,7 +9,7 @@ A combat goes through the steps of the rules section:
    (:func:`retreat_failure_chance`); without one it is destroyed;
 5. credit experience to the unit that caused the result.
 
->>> c = Combat.from_inputs(COMBAT_INPUTS.validate({"defender": {"supply": "out"}}))
+>>> c = Combat("clear", 1, Unit("foot", False, "supplied", 0, "none"), Unit("foot", False, "out", 0, "none"))
 >>> c.total_modifier
 6
 >>> c.outcomes().p_where(lambda o: o.final.has(DESTROYED) and o.final.side == "DEF")
@@ -24,16 +24,13 @@ from fractions import Fraction
 from typing import Any, Final
 
 from ..dice import Dist, dice
-from ..schema import Group, Integer
 from .experience import points_for
-from .inputs import (SETTINGS, Settings, attacker_group, defender_group, hex_sides_field,
-                     retreat_hexes_field, terrain_field)
 from .rules import (ARTILLERY_VS_MECHANIZED, ATTACKER_STATE, ATTACKER_SUPPLY, DEFENDER_STATE, DEFENDER_SUPPLY,
                     DESTROYED, EXPERIENCE_MODIFIERS, LANDSCAPE_FOOT_ATTACK, LOSS, PANIC, RETREAT,
                     SIMULTANEOUS_ATTACK, TABLE_HIGH, TABLE_LOW, TABLE_RESULTS, Effect, Level, Movement, Result,
-                    State, Supply, Terrain)
+                    Settings, State, Supply, Terrain)
 
-__all__ = ["Unit", "Modifier", "Outcome", "Combat", "COMBAT_INPUTS", "combat_modifiers",
+__all__ = ["Unit", "Modifier", "Outcome", "Combat", "combat_modifiers",
            "apply_artillery_rule", "retreat_failure_chance", "DICE"]
 
 DICE: Final = dice(3, 6)
@@ -329,16 +326,3 @@ class Combat:
         final = outcome.final
         leaves = final.side == "DEF" and final.has(RETREAT, DESTROYED)
         return leaves and (self.other_units == 0 or self.settings.stack_shares_result)
-
-
-COMBAT_INPUTS: Final = Group("inputs", "", fields=(
-    terrain_field(),
-    hex_sides_field(),
-    attacker_group(),
-    defender_group(),
-    retreat_hexes_field(),
-    Integer("other_units", "Enemy units that stay in the hex besides the defender.", 0,
-            minimum=0, maximum=11, label="Other units in the hex"),
-    SETTINGS,
-))
-"""Inputs of the ``small_general.combat`` widget."""

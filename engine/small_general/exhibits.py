@@ -16,9 +16,9 @@ from ..dice import prob_json
 from ..present import esc, percent, signed
 from .combat import DICE, Unit, apply_artillery_rule
 from .experience import LEVEL_THRESHOLDS, POINTS_FOR_CAUSING
-from .inputs import Settings, setting_field
 from .rules import (ARTILLERY_VS_MECHANIZED, ATTACKER_STATE, ATTACKER_SUPPLY, DEFENDER_STATE, DEFENDER_SUPPLY,
-                    EXPERIENCE_MODIFIERS, LANDSCAPE_FOOT_ATTACK, SIMULTANEOUS_ATTACK, TABLE_RESULTS)
+                    EXPERIENCE_MODIFIERS, LANDSCAPE_FOOT_ATTACK, SIMULTANEOUS_ATTACK, TABLE_RESULTS, Settings)
+from .widgets import setting_field
 
 __all__ = ["EXHIBITS", "combat_table", "modifier_table", "artillery_table", "experience_points_table",
            "experience_levels_table"]

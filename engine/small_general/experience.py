@@ -15,16 +15,13 @@ Levels come at 5, 12, 20 and 30 points; level 4 is the last.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, Literal, TypeAlias
+from typing import Final
 
-from .rules import DESTROYED, DISRUPTED, LOSS, PANIC, SHOCKED, Effect, Level, Result
+from .rules import COMBINE_MODES, DESTROYED, DISRUPTED, LOSS, PANIC, SHOCKED, Combine, Effect, Level, Result
 
 __all__ = ["Combine", "COMBINE_MODES", "POINTS_FOR_CAUSING", "LEVEL_THRESHOLDS",
            "points_for", "level_for", "next_threshold"]
 
-Combine: TypeAlias = Literal["sum", "highest"]
-"""How a result with several parts earns points (our setting; the rulebook is silent)."""
-COMBINE_MODES: Final[tuple[Combine, ...]] = ("sum", "highest")
 
 POINTS_FOR_CAUSING: Final[Mapping[Effect, int]] = {
     DISRUPTED: 1,

@@ -1,4 +1,4 @@
-"""Small General combat: game terms, the 3d6 combat table and the modifier lists.
+"""Small General combat: game terms, the 3d6 combat table, the modifier lists and our settings.
 
 The attacker rolls three six-sided dice, adds every modifier that applies and
 reads the modified total on :data:`COMBAT_TABLE`. Each table entry is a
@@ -13,13 +13,24 @@ that side, in the order the chart prints it.
 'no result'
 
 Result names keep the chart's spelling "Panick"; prose elsewhere says panic.
+
+Every value the rulebook does not give is a setting with ``assumed=`` text
+that says what the rules do and do not say. :class:`Settings` declares each
+one once (:func:`engine.settings.setting`); the widgets' settings groups are
+made from it and the engine reads its attributes.
+
+>>> s = Settings()
+>>> s.artillery_limit, s.retreat_direction, s.combined_xp
+('ceiling', 'among_friendly', 'sum')
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
+
+from ..settings import rules_from, setting
 
 __all__ = [
     "Terrain", "Movement", "Supply", "State", "Side", "Effect", "Level",
@@ -29,6 +40,7 @@ __all__ = [
     "NO_RESULT", "Result", "COMBAT_TABLE", "TABLE_LOW", "TABLE_HIGH", "TABLE_RESULTS",
     "LANDSCAPE_FOOT_ATTACK", "ATTACKER_SUPPLY", "DEFENDER_SUPPLY", "EXPERIENCE_MODIFIERS",
     "ATTACKER_STATE", "DEFENDER_STATE", "SIMULTANEOUS_ATTACK", "ARTILLERY_VS_MECHANIZED",
+    "Combine", "COMBINE_MODES", "ArtilleryLimit", "RetreatDirection", "StrengthRule", "ChoiceMeasure", "Settings",
 ]
 
 # Game terms ----------------------------------------------------------------
@@ -203,3 +215,115 @@ SIMULTANEOUS_ATTACK: Final[Mapping[int, int]] = {2: +1, 3: +2, 4: +3, 5: +4, 6: 
 
 ARTILLERY_VS_MECHANIZED: Final = -2
 """An artillery attacker against a defender with mechanized movement."""
+
+
+# Settings: our values where the rulebook is silent --------------------------------
+
+Combine: TypeAlias = Literal["sum", "highest"]
+"""How a result with several parts earns points (our setting; the rulebook is silent)."""
+COMBINE_MODES: Final[tuple[Combine, ...]] = ("sum", "highest")
+ArtilleryLimit: TypeAlias = Literal["ceiling", "strike", "cap", "strike_all"]
+RetreatDirection: TypeAlias = Literal["among_friendly", "six_directions"]
+StrengthRule: TypeAlias = Literal["none", "difference"]
+ChoiceMeasure: TypeAlias = Literal["harm", "loss", "any_result", "attacker_xp"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Our values where the rulebook is silent, each declared once with its form (:func:`engine.settings.setting`)."""
+
+    choice_measure: ChoiceMeasure = setting(
+        "harm", help="What 'best chance to stand up' is measured by; lower is better.",
+        choices=("harm", "loss", "any_result", "attacker_xp"),
+        labels={"harm": "Lowest chance of loss, retreat or destruction",
+                "loss": "Lowest chance of loss or destruction",
+                "any_result": "Lowest chance of any result against it",
+                "attacker_xp": "Fewest experience points expected for the attacker"},
+        label="Best defender by",
+        assumed="The defender is the unit with the best chance to stand up to the attacker; "
+                "the rules give no measure of that chance.")
+    """How the best defender of a stack is chosen (only the defender choice shows it)."""
+    beyond_table: Literal["clamp"] = setting(
+        "clamp", help="How a modified total below 3 or above 18 is read.",
+        choices=("clamp",), labels={"clamp": "Use the nearest end of the table"},
+        label="Totals off the table",
+        assumed="The table prints totals from 3 to 18 only and the rules never say what a "
+                "lower or higher modified total means; we read the nearest end of the table.")
+    """Off-table totals are read at the nearest end of the table."""
+    artillery_limit: ArtilleryLimit = setting(
+        "ceiling", help="What a loss or destroyed result becomes when artillery may not cause or take it.",
+        choices=("ceiling", "strike", "cap", "strike_all"),
+        labels={"ceiling": "Loss becomes Panick; destroyed becomes the worst allowed result",
+                "strike": "Strike the loss; destroyed becomes Panick",
+                "cap": "Loss and destroyed both become Panick",
+                "strike_all": "Strike both loss and destroyed"},
+        label="Artillery: forbidden results",
+        assumed="Attacking artillery can neither cause a loss or destroyed result (its worst is "
+                "a combat state, though it may force retreats) nor take a loss itself; what such a "
+                "table result turns into is not said. By default a loss becomes Panick and destroyed "
+                "becomes the worst result still allowed (DEF Retreat + Panick, ATT Panick), so a "
+                "better roll never gives a weaker result.")
+    """What a forbidden loss or destroyed result becomes under the artillery rule."""
+    defending_artillery: bool = setting(
+        False, help="Also limit the results a defending artillery unit inflicts on its attacker.",
+        label="Limit defending artillery too",
+        assumed="The limit speaks of what artillery causes and of artillery that attacks; "
+                "whether results against the attacker of an artillery unit are limited is not said.")
+    """Whether the artillery limit also covers results inflicted by a defending artillery unit."""
+    artillery_retreat_kills: bool = setting(
+        False, help="A retreat forced by artillery destroys a unit that has no free friendly hex.",
+        label="Artillery retreats can destroy",
+        assumed="Artillery may force retreats, and a unit that cannot retreat is destroyed, yet "
+                "artillery is also said never to destroy; which rule wins is not said. By default "
+                "the unit stays in place instead.")
+    """Whether a retreat forced by artillery destroys a unit with no free friendly hex."""
+    strength_rule: StrengthRule = setting(
+        "none", help="Whether unit values change the roll.",
+        choices=("none", "difference"),
+        labels={"none": "Strength does not enter the roll",
+                "difference": "Add attack value minus defence value (not in the rules)"},
+        label="Unit strength",
+        assumed="The combat rules list no strength modifier and never say how strength "
+                "counts; they only remark that artillery defends with a value of 0.")
+    """Whether attack and defence values enter the roll."""
+    retreat_direction: RetreatDirection = setting(
+        "among_friendly", help="How the random retreat direction is picked.",
+        choices=("among_friendly", "six_directions"),
+        labels={"among_friendly": "At random among the free friendly hexes",
+                "six_directions": "At random among all six directions; a non-friendly one destroys"},
+        label="Retreat direction",
+        assumed="A retreat goes in a random direction and only into a friendly hex, and a unit "
+                "with no friendly hex free is destroyed; whether the random pick is among "
+                "friendly hexes or among all six directions is not said.")
+    """How the random retreat direction is drawn."""
+    retreat_kill_counts: bool = setting(
+        True, help="A unit destroyed for want of a retreat hex counts as a kill for experience.",
+        label="Destruction in retreat is a kill",
+        assumed="Experience pays for a kill but the rules do not say whether destruction "
+                "for lack of a retreat hex is one.")
+    """Whether destruction for want of a retreat hex earns kill points."""
+    combined_xp: Combine = setting(
+        "sum", help="How a result with several parts earns experience.",
+        choices=COMBINE_MODES,
+        labels={"sum": "Add the points of every part", "highest": "Only the best-paid part"},
+        label="Points for combined results",
+        assumed="Points are given per kind of result; results with several parts (retreat, "
+                "panic and loss together) are not covered.")
+    """How a result with several parts earns points."""
+    defender_earns_xp: bool = setting(
+        True, help="The defending unit earns experience for results that fall on the attacker.",
+        label="Defenders earn experience",
+        assumed="Points go to the unit that causes a result; whether a defender causes the "
+                "results that fall on its attacker is not said.")
+    """Whether defenders earn points for results on the attacker."""
+    stack_shares_result: bool = setting(
+        False, help="Every unit in the defending hex takes the result, not only the one that fought.",
+        label="Whole stack takes the result",
+        assumed="One unit fights for a stacked hex; the rules do not say whether the others "
+                "share its result, which decides when the hex is emptied.")
+    """Whether every unit in the hex shares the fighting unit's result."""
+
+    @classmethod
+    def from_inputs(cls, values: Mapping[str, Any]) -> Settings:
+        """Settings from a validated ``settings`` group (settings it does not show keep their defaults)."""
+        return rules_from(cls, values, partial=True)

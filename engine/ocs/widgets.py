@@ -1,4 +1,4 @@
-"""The OCS widgets: combat odds, result reader and combat walk-through.
+"""Every OCS widget, declared in one place: combat odds, result reader and combat walk-through.
 
 Inputs are declared with :mod:`engine.schema`; results are plain JSON with
 every probability as ``prob_json``; HTML comes only from :mod:`engine.present`.
