@@ -220,8 +220,8 @@ class Widget:
         >>> w.run_inputs({"river": True})[0] is values, key(3) == w.tally_key(values, 3)
         (True, True)
         """
-        try:
-            text = json.dumps(raw, sort_keys=True, separators=(",", ":"))
+        try:  # the chunks of one run send their inputs in one order: no need to sort them (a third of the cost)
+            text = json.dumps(raw, separators=(",", ":"))
         except (TypeError, ValueError):  # not JSON data (a caller in Python): nothing to share
             values = self.validate(raw)
             return values, lambda seed: self.tally_key(values, seed)

@@ -60,7 +60,7 @@ def startup(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
     if b.round > 2 or (a.side == 0) == counter:
         return 1.0
     m = b.f["startup_round_1"] if b.round == 1 else b.f["startup_round_2"]
-    return parts.startup_factor(m, b.type_floats[a.t][2])
+    return parts.startup_factor(m, b.type_floats[a.slot][2])
 
 
 def counterattack(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
@@ -106,7 +106,7 @@ def readiness(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
 
 def special(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
     """The attacker type's special attack factor."""
-    return b.type_floats[a.t][0]
+    return b.type_floats[a.slot][0]
 
 
 def supply(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
@@ -196,7 +196,7 @@ def experience_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> flo
 
 def special_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
     """The target type's special defence factor."""
-    return b.type_floats[t.t][1]
+    return b.type_floats[t.slot][1]
 
 
 def entrenchment(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
@@ -257,7 +257,7 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
     aa_from_distance: lambda b: not any(p.outside for p in b.everyone),
     landscape: lambda b: b.landscape_attack == (1.0, 1.0),
     staff: _units_all_one("staff"),
-    special: lambda b: all(f[0] == 1.0 for f in b.type_floats.values()),
+    special: lambda b: all(f[0] == 1.0 for f in b.type_floats),
     supply: _units_all_one("supply"),
     people: _units_all_one("people"),
     against_people: _units_all_one("against_people"),
@@ -266,7 +266,7 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
     versus_amphibious: lambda b: b.combat != "amphibious",
     rebel: lambda b: b.combat != "rebel",
     supply_hp: _units_all_one("supply"),
-    special_hp: lambda b: all(f[1] == 1.0 for f in b.type_floats.values()),
+    special_hp: lambda b: all(f[1] == 1.0 for f in b.type_floats),
     river: lambda b: b.river_factor == 1.0,
 }
 """Modifiers fixed by the setup, and when they are 1.0 for the whole battle (then :func:`attack` skips them:

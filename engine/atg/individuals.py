@@ -62,7 +62,7 @@ class Individual:
     __slots__ = ("key", "side", "unit", "t", "readiness", "morale", "xp", "entrenchment", "ap", "fuel",
                  "initiative", "attacks", "attacked", "status", "kind", "retreat_round", "last_hit",
                  "last_targeted", "last_success", "broken", "capitulation_checked", "outside", "cargo",
-                 "xp_gained", "attacks_total", "fuel_round", "interceptor", "joined")
+                 "xp_gained", "attacks_total", "fuel_round", "interceptor", "joined", "slot")
 
     def __init__(self, key: str, side: int, unit: int, t: UnitType, state: UnitState, *,
                  outside: bool = False, cargo: bool = False, interceptor: bool = False) -> None:
@@ -103,6 +103,8 @@ class Individual:
         self.interceptor = interceptor
         self.joined = 1
         """Round in which it began to fight (paratroopers: the round they landed)."""
+        self.slot = 0
+        """Its type's number in its battle (the battle's tables of types are lists in that order)."""
 
     def __repr__(self) -> str:
         return f"<Individual {self.key} {self.status}>"

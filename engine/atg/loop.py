@@ -181,7 +181,11 @@ class Battle:
         self.retreat_open = setup.retreat_open()
         self.defence_may_retreat = any(self.retreat_open)
         """A defending unit has an avenue of retreat only if some side around the hex is open."""
-        self.type_tables: dict[tuple[int, bool, int], dict[int, tuple[bool, bool]]] = {}
+        self.types: list[UnitType] = []
+        """The battle's unit types, each once: an individual's ``slot`` is its type's place here."""
+        self.slots: dict[int, int] = {}
+        """Each type's place in ``types``, by ``id``."""
+        self.type_tables: dict[tuple[int, bool, int], tuple[list[bool], list[bool]]] = {}
         """:meth:`_type_table` worked out so far."""
         self.attacks_made = 0
         self.unlogged = 0
@@ -218,9 +222,9 @@ class Battle:
         self.prevent = rules.prevent_rules and any(setup.type_of(u).prevents
                                                   for u in setup.attackers + setup.defenders)
         self._round_notes: list[dict[str, Any]] = []
-        self.type_floats = {t: (float(t.special_attack), float(t.special_defence), float(t.startup_penalty))
-                            for t in setup.roster.values()}
-        """Per type: special attack, special defence and start-up share as floats (the hot path's copy)."""
+        self.type_floats: list[tuple[float, float, float]] = []
+        """Per type (by slot): special attack, special defence and start-up share as floats (the hot
+        path's copy), filled as the sides are built."""
         self._build()
 
     # Building the sides -----------------------------------------------------------------------------
@@ -237,9 +241,15 @@ class Battle:
                         unit.can_retreat and (side == 0 or self.defence_may_retreat), unit.retreat_order, outside)
         self.units[side].append(info)
         cargo = unit.cargo and side == 0 and self.combat in ("paradrop", "airlift")
+        slot = self.slots.get(id(t))
+        if slot is None:
+            slot = self.slots[id(t)] = len(self.types)
+            self.types.append(t)
+            self.type_floats.append((float(t.special_attack), float(t.special_defence), float(t.startup_penalty)))
         for i in range(unit.count):
             ind = Individual(f"{label} #{i + 1}", side, index, t, unit.state, outside=outside, cargo=cargo,
                              interceptor=interceptor)
+            ind.slot = slot
             info.members.append(ind)
             self.people[side].append(ind)
             self.everyone.append(ind)
@@ -442,16 +452,16 @@ class Battle:
                 return False
         return True
 
-    def _type_table(self, a: Individual) -> dict[int, tuple[bool, bool]]:
-        """:meth:`type_targetable` for ``a`` against each enemy type (by ``id``), in the battle and
-        retreating; worked out once per attacking type and brokenness, as types do not change."""
-        key = (id(a.t), a.broken, a.side)
+    def _type_table(self, a: Individual) -> tuple[list[bool], list[bool]]:
+        """:meth:`type_targetable` for ``a`` against each type of the battle (by slot), in the battle
+        and retreating; worked out once per attacking type, brokenness and side, as types do not
+        change (every individual joins before the first round)."""
+        key = (a.slot, a.broken, a.side)
         table = self.type_tables.get(key)
         if table is None:
-            types = {id(x.t): x.t for x in self.people[1 - a.side]}
-            table = self.type_tables[key] = {
-                k: (self.type_targetable(a.t, a.broken, xt, False), self.type_targetable(a.t, a.broken, xt, True))
-                for k, xt in types.items()}
+            table = self.type_tables[key] = (
+                [self.type_targetable(a.t, a.broken, xt, False) for xt in self.types],
+                [self.type_targetable(a.t, a.broken, xt, True) for xt in self.types])
         return table
 
     def _find_target(self, a: Individual) -> Individual | None:
@@ -460,11 +470,11 @@ class Battle:
         if self.work > self.work_limit:
             raise BattleTooBig(self.round, self.attacks_made)
         # what targetable() says, with its type-only part looked up
-        table = self._type_table(a)
+        fighting, retreating = self._type_table(a)
         spares_broken = a.t.artillery_range > 0 and a.t.theatre == "land"
         candidates = [x for x in enemy
-                      if (table[id(x.t)][0] if x.status == IN else
-                          x.status == RETREATING and x.kind != HIT and table[id(x.t)][1])
+                      if (fighting[x.slot] if x.status == IN else
+                          x.status == RETREATING and x.kind != HIT and retreating[x.slot])
                       and not x.outside and not (x.broken and spares_broken)]
         if not candidates:
             return None

@@ -368,15 +368,26 @@ def concentric_values(rules: Rules) -> tuple[Fraction, ...]:
     return tuple(getattr(rules, f"concentric_{k}") for k in range(1, 9))
 
 
+_last_floats: list[tuple[Rules, dict[str, float]]] = []
+
+
 def as_floats(rules: Rules) -> dict[str, float]:
-    """Every setting as a float, converted once per battle for the hot path.
+    """Every setting as a float, for the hot path: converted once for a run of battles under the
+    same rules (the last rules' floats are kept; a battle reads them and never changes them).
 
     Choices become 0.0/1.0 flags: ``tie_to_attacker``, ``whole_scores`` and ``panic_complement``.
+
+    >>> rules = Rules()
+    >>> as_floats(rules) is as_floats(rules), as_floats(rules)["tie_to_attacker"]
+    (True, 0.0)
     """
+    if _last_floats and _last_floats[0][0] is rules:
+        return _last_floats[0][1]
     out = {f.name: float(getattr(rules, f.name)) for f in dataclasses.fields(rules)
            if not isinstance(getattr(rules, f.name), str)}
     out["tie_to_attacker"] = 1.0 if rules.tie_reading == "ties_to_attacker" else 0.0
     out["whole_scores"] = 1.0 if rules.randomisation == "whole" else 0.0
     out["panic_complement"] = 1.0 if rules.panic_reading == "losses_above_morale" else 0.0
+    _last_floats[:] = [(rules, out)]
     return out
 
