@@ -25,11 +25,12 @@ from .schema import InputError, json_depth_ok, jsonable, shown
 
 __all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
-SCENARIO_OPS: Final = ("compare", "sweep", "target", "sensitivity", "luck", "varies", "scenario_link",
+SCENARIO_OPS: Final = ("compare", "sweep", "target", "sensitivity", "luck", "observable", "varies", "scenario_link",
                        "scenario_from_link")
-"""Scenario operations (:mod:`engine.scenarios`). The pages do not call them yet (issue 21's page half is to
-come), so the warm-up leaves them out: the memory snapshot every reader downloads does not carry their
-warmed state. Warm them with the page controls that call them."""
+"""Scenario operations (:mod:`engine.scenarios`, :mod:`engine.sensitivity`, :mod:`engine.luck`), which each
+widget's Scenarios panel calls. The memory snapshot is taken after a calculator's answer to the cheap ones
+(:func:`warm_up`); the browser worker's own warm-up after its start leaves them out (a reader opens the
+panel far less often than a form changes)."""
 
 OPS = ("run", "sample", "from_link", "describe", "estimate", "merge", *SCENARIO_OPS)
 """The only operations the browser may ask for."""
@@ -261,6 +262,8 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
             total, first, count = _trials(w, message, 1)
             kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally")}
         return luck.luck(w.id, message.get("inputs"), message.get("observed"), render=render, **kw)
+    if op == "observable":  # what a reader can say happened, as the luck form offers it
+        return {"choices": luck.choices(w, w.validate(message.get("inputs")))}
     if op == "varies":
         return {"varies": scenarios.varies(w, w.validate(message.get("inputs"))),
                 "figures": [f.describe() for f in w.figures]}
@@ -347,11 +350,14 @@ def handle(message_json: str) -> str:
     return json.dumps(handle_message(message))
 
 
-def warm_up_requests() -> list[dict[str, Any]]:
-    """A request of every kind the pages make, for every widget, one rejected input included.
+def warm_up_requests(scenario_ops: bool = False) -> list[dict[str, Any]]:
+    """A request of every kind the pages make, for every widget, one rejected input included; with
+    ``scenario_ops``, also each calculator's answer to the panel's cheap scenario ops.
 
     >>> sorted({r["op"] for r in warm_up_requests()})
     ['describe', 'estimate', 'from_link', 'merge', 'run', 'sample']
+    >>> sorted({r["op"] for r in warm_up_requests(scenario_ops=True)} - {r["op"] for r in warm_up_requests()})
+    ['compare', 'luck', 'observable', 'sensitivity', 'varies']
     """
     requests: list[dict[str, Any]] = [{"op": "describe"}]
     for w in widgets.all_widgets():
@@ -365,6 +371,14 @@ def warm_up_requests() -> list[dict[str, Any]]:
                              "tally": None, "render": True})
             one = w.estimate(w.validate({}), 1, 0, 1).to_json()  # one trial: a short task, even for a battle
             requests.append({"op": "merge", "widget": w.id, "inputs": {}, "tallies": [one], "render": True})
+        elif scenario_ops:
+            requests += [{"op": op, "widget": w.id, "inputs": {}} for op in ("varies", "observable")]
+            requests += [{"op": "compare", "widget": w.id, "inputs": {}, "pinned": {}, "render": True},
+                         {"op": "sensitivity", "widget": w.id, "inputs": {}, "render": True}]
+            said = luck.choices(w, w.validate({}))
+            if said:
+                requests.append({"op": "luck", "widget": w.id, "inputs": {}, "observed": {"result": said[0]["key"]},
+                                 "render": True})
     return requests
 
 
@@ -377,10 +391,10 @@ def warm_up() -> int:
     itself while the page is quiet after its start: WebAssembly code starts in
     V8's baseline tier and is optimised once it has run a while.)
 
-    >>> warm_up() == len(warm_up_requests())
+    >>> warm_up() == len(warm_up_requests(scenario_ops=True))
     True
     """
-    requests = warm_up_requests()
+    requests = warm_up_requests(scenario_ops=True)
     for request in requests:
         answer = json.loads(handle(json.dumps(request)))
         if "error" in answer and answer["error"]["type"] == "InternalError":

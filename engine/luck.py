@@ -31,7 +31,7 @@ from . import widgets
 from .montecarlo import Tally, wilson
 from .schema import InputError, fraction_text, shown
 
-__all__ = ["luck", "luck_html", "observable", "sample_sentence"]
+__all__ = ["luck", "luck_html", "observable", "choices", "sample_sentence"]
 
 
 def _ordered(result: Mapping[str, Any]) -> tuple[str, list[tuple[str, Fraction]]] | None:
@@ -45,14 +45,35 @@ def _ordered(result: Mapping[str, Any]) -> tuple[str, list[tuple[str, Fraction]]
 
 def observable(w: widgets.Widget, values: Mapping[str, Any]) -> dict[str, Any]:
     """What a reader can say happened, for this widget and these inputs: outcome labels, or a battle's
-    ending and the numbers its estimate tallies."""
+    endings (every one it declares) and the numbers its estimate tallies.
+
+    >>> observable(widgets.get("sgs.battle"), {})["numbers"][:3]
+    ['attacker.eliminated', 'attacker.lost', 'attacker.panics']
+    """
     if w.trial is None:
         found = _ordered(w.result(dict(values)))
         if found is None:
             raise InputError("", f"{w.id} lists no outcomes to place a result among")
         return {"result": [label for label, _ in found[1]]}
-    t = w.estimate(dict(values), 1, 0, 1)
-    return {"ending": sorted(t.counts.get("ending", {})) or None, "numbers": sorted(t.hists)}
+    t = w.estimate(w.validate(values), 1, 0, 1)
+    return {"ending": list(w.endings) or sorted(t.counts.get("ending", {})) or None, "numbers": sorted(t.hists)}
+
+
+def choices(w: widgets.Widget, values: Mapping[str, Any]) -> list[dict[str, str]]:
+    """:func:`observable` as a form's choices: ``kind`` (result, ending or number), ``key`` and the words;
+    none for a widget with nothing to place a result among (a single figure, or outcomes in no order).
+
+    >>> [c["label"] for c in choices(widgets.get("sgs.battle"), {})][:2]
+    ['Ended: The defender was eliminated', 'Ended: The attacker was eliminated']
+    """
+    try:
+        found = observable(w, values)
+    except InputError:
+        return []
+    out = [{"kind": "result", "key": r, "label": r} for r in found.get("result", [])]
+    out += [{"kind": "ending", "key": e, "label": f"Ended: {w.endings.get(e, e)}"} for e in found.get("ending") or []]
+    out += [{"kind": "number", "key": n, "label": n.replace(".", " ").capitalize()} for n in found.get("numbers", [])]
+    return out
 
 
 def _frac_json(x: Fraction) -> dict[str, Any]:
@@ -120,6 +141,8 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
             hist = t.hists.get(name)
             if hist is None:
                 raise InputError(name, f"{shown(name)} is not a number this battle tallies", ", ".join(sorted(t.hists)))
+            if isinstance(value, str) and not value.strip():
+                raise InputError(name, "nothing entered; give how many there were", "a whole number, 0 or more")
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InputError(name, f"{shown(value)} is not a count", "a whole number, 0 or more")
             at_most = sum(c for v, c in hist.items() if int(v) <= value)

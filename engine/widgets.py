@@ -124,6 +124,9 @@ class Widget:
     """Estimator: the default number of trials of a run."""
     confidence: Fraction = montecarlo.DEFAULT_CONFIDENCE
     """Estimator: the confidence level of its intervals."""
+    endings: Mapping[str, str] = field(default_factory=dict)
+    """Estimator: every way its trial can end, as its tally counts them (variable ``ending``), with the
+    words the page uses: a reader says which one happened (:mod:`engine.luck`)."""
     figures: tuple[Figure, ...] = ()
     """Headline quantities (:mod:`engine.figures`): read from the result (exact), or, for an estimator,
     from its tally (estimates); :mod:`engine.scenarios` compares, sweeps and searches through them."""

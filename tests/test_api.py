@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from engine import api, widgets
 
 
@@ -12,4 +14,11 @@ def test_warm_up_requests_cover_every_widget_and_op():
     sampled = {w.id for w in widgets.all_widgets() if w.sample is not None}
     assert {r["widget"] for r in requests if r["op"] == "sample"} == sampled
     assert {r["op"] for r in requests} == set(api.OPS) - set(api.SCENARIO_OPS)
-    assert api.warm_up() == len(requests)
+    # The snapshot also carries each calculator's answer to the Scenarios panel's cheap ops; none of them refused.
+    every = api.warm_up_requests(scenario_ops=True)
+    scenario = [r for r in every if r["op"] in api.SCENARIO_OPS]
+    assert {r["op"] for r in scenario} == {"varies", "observable", "compare", "sensitivity", "luck"}
+    calculators = {w.id for w in widgets.all_widgets() if w.trial is None}
+    assert {r["widget"] for r in scenario} == calculators
+    assert all("error" not in json.loads(api.handle(json.dumps(r))) for r in scenario)
+    assert api.warm_up() == len(every)

@@ -180,3 +180,40 @@ def test_the_sentence_under_a_result_follows_the_inputs_and_leads_to_its_setting
     html = sensitivity.sensitivity(w.id, w.validate(changed), render=True)["html"]
     wait_until(page, "([s, h]) => { const t = document.createElement('template'); t.innerHTML = h; "
                "return document.querySelector(s).innerHTML === t.innerHTML; }", [panel(RETREAT, ".scenario-result"), html])
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_how_lucky_places_what_happened_as_cpython_does(driver, site_url):
+    """Issue 22: say what happened (a calculator's result; a battle's number or ending) and see how rare it is,
+    exactly for a calculator, from the run's own trials for a battle; a blank number is said in words."""
+    from engine import luck
+    open_live(driver, site_url + SG_PAGE)
+    w = widgets.get("small_general.combat")
+    inputs = w.validate(base_inputs(driver, SG))
+    driver.call(OPEN, f"#{SG}")
+    driver.wait(HAS_OPTION, panel(SG, "select.luck-what"), "result:DEF Retreat + Loss", timeout=30)
+    driver.call(SET, panel(SG, "select.luck-what"), "result:DEF Retreat + Loss")
+    driver.call(CLICK, panel(SG, "[data-action=luck]"))
+    shows(driver, panel(SG, ".scenario-result"), luck.luck(w.id, inputs, {"result": "DEF Retreat + Loss"}, render=True)["html"],
+          "how rare a calculator's result is")
+    b = widgets.get("sgs.battle")
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
+    inputs = b.validate(base_inputs(driver, BATTLE))
+    driver.call(OPEN, f"#{BATTLE}")
+    driver.wait(HAS_OPTION, panel(BATTLE, "select.luck-what"), "number:defender.lost", timeout=60)
+    driver.call(SET, panel(BATTLE, "select.luck-what"), "number:defender.lost")
+    driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'failed'", panel(BATTLE, ".scenario-result"), timeout=30)
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert "defender.lost: nothing entered; give how many there were" in status, status
+    driver.call(SET, panel(BATTLE, "input.luck-value"), "3")
+    driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
+    driver.wait(DONE, f"#{BATTLE}", timeout=120)
+    expected = luck.luck(b.id, inputs, {"defender.lost": 3}, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
+    shows(driver, panel(BATTLE, ".scenario-result"), expected, "how rare a battle's losses are, over the run's trials")
+    driver.call(SET, panel(BATTLE, "select.luck-what"), "ending:defender routed")
+    driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
+    driver.wait(DONE, f"#{BATTLE}", timeout=120)
+    expected = luck.luck(b.id, inputs, {"ending": "defender routed"}, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
+    shows(driver, panel(BATTLE, ".scenario-result"), expected, "how rare a battle's ending is")
+    assert driver.errors() == []

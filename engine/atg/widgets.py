@@ -871,6 +871,7 @@ WIDGETS: Final[tuple[Widget, ...]] = (
     register(Widget("atg.battle", "One battle, round by round", BATTLE_INPUTS, battle_compute, battle_render,
                     sample=battle_sample, render_sample=battle_render_sample, check=battle_check,
                     trial=battle_trial, render_tally=battle_render_tally, trials=BATTLE_TRIALS,
+                    endings={e: ENDING_LABELS[e] for e in ENDINGS},
                     description="Both sides from unit types; one seeded battle with every attack explained.",
                     figures=_BATTLE_FIGURES)),
 )

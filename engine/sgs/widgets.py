@@ -624,7 +624,7 @@ def battle_render_tally(tally: montecarlo.Tally, values: Mapping[str, Any]) -> s
 
 BATTLE = register(Widget("sgs.battle", "A whole battle", BATTLE_INPUTS, battle_compute, battle_render,
                          sample=battle_sample, render_sample=battle_render_sample,
-                         trial=battle_trial, render_tally=battle_render_tally, trials=1000,
+                         trial=battle_trial, render_tally=battle_render_tally, trials=1000, endings=ENDING_LABELS,
                          description="A land battle fought round by round from a seed, and many times over.",
                          figures=(fig.share("attacker_won", "P(attacker wins)", "winner", "attacker"),
                                   fig.share("defender_routed", "P(defender routed)", "routed", "defender"),

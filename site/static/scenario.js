@@ -1,10 +1,11 @@
 // Scenarios on one widget (issue 21): pin the inputs as A and see B (the
 // form as it is) beside it with the differences; sweep one input and see each
 // figure along it as a chart; find what it takes (the least or most value of
-// that input whose figure reaches a threshold).
+// that input whose figure reaches a threshold); say what happened at the
+// table and see how rare it is (issue 22: engine/luck.py).
 //
 // Every figure, chart, table and answer is the engine's (engine/scenarios.py,
-// API ops compare, sweep, target, varies, scenario_link, scenario_from_link):
+// API ops compare, sweep, target, luck, varies, observable, scenario_link, scenario_from_link):
 // this module reads its controls, sends them to Python as data and shows the
 // HTML that comes back. Calculators answer in one exact call. Battles run in
 // short calls, each adding trials to what the last one returned, on an extra
@@ -59,6 +60,10 @@ export class ScenarioPanel {
     this.goalSelect = q("select.target-goal");
     this.threshold = q("input.target-threshold");
     this.directionSelect = q("select.target-direction");
+    this.luckSelect = q("select.luck-what");
+    this.luckNumber = q(".luck-number");
+    this.luckValue = q("input.luck-value");
+    this.choices = null; // what a reader can say happened (engine: observable), for the form's inputs
     this.stopButton = q("[data-action=scenario-stop]");
     this.status = q(".scenario-status");
     this.out = q(".scenario-result");
@@ -70,6 +75,7 @@ export class ScenarioPanel {
     this.state = ""; // the scenario's compact link text (engine: scenario_link)
     this.root.addEventListener("toggle", () => { if (this.root.open && !this.varies) this.loadVaries(); });
     this.inputSelect.addEventListener("change", () => this.chooseInput());
+    this.luckSelect.addEventListener("change", () => this.showLuckNumber());
   }
 
   setLive(live) {
@@ -94,6 +100,7 @@ export class ScenarioPanel {
     else if (action === "sweep") this.runSweep();
     else if (action === "target") this.runTarget();
     else if (action === "assumptions") this.runAssumptions();
+    else if (action === "luck") this.runLuck();
     else if (action === "scenario-stop") this.stop();
     else return false;
     return true;
@@ -114,6 +121,42 @@ export class ScenarioPanel {
     }
     if (keep !== this.inputSelect.value) this.chooseInput();
     else this.showRange();
+    this.loadChoices();
+  }
+
+  // What a reader can say happened: a calculator's outcomes, a battle's endings and the numbers it counts.
+  // A battle plays one trial to list them: on the worker scenario runs use, so the form never waits.
+  async loadChoices() {
+    const inputs = collect(this.w.form);
+    const key = JSON.stringify(inputs);
+    if (this.choices?.key === key || (this.estimator && this.choices)) return; // a battle's list stays as it is
+    const engine = this.estimator ? await this.worker() : this.w.engine;
+    const answer = await engine.call({ op: "observable", widget: this.w.widget, inputs });
+    if (answer.error) return;
+    this.choices = { key, list: answer.result.choices };
+    this.luckSelect.closest("fieldset").hidden = !this.choices.list.length; // nothing to place a result among
+    const keep = this.luckSelect.value;
+    this.luckSelect.replaceChildren(...this.choices.list.map((c) => option(`${c.kind}:${c.key}`, c.label,
+                                                                           `${c.kind}:${c.key}` === keep)));
+    this.showLuckNumber();
+  }
+
+  showLuckNumber() {
+    this.luckNumber.hidden = !this.luckSelect.value.startsWith("number:");
+  }
+
+  // What happened, as the engine reads it: a result or an ending by its key; a number as typed (Python checks it).
+  observed() {
+    const value = this.luckSelect.value;
+    const at = value.indexOf(":");
+    if (at < 0) return null;
+    const kind = value.slice(0, at);
+    const key = value.slice(at + 1);
+    if (kind === "number") {
+      const text = this.luckValue.value.trim();
+      return { [key]: /^\d{1,9}$/.test(text) ? Number(text) : text };
+    }
+    return { [kind]: key };
   }
 
   entry() {
@@ -214,6 +257,17 @@ export class ScenarioPanel {
     delete this.out.dataset.outdated;
     this.stream("result", this.out, { op: "target", inputs, vary, ...goal });
     this.publish();
+  }
+
+  // How rare what happened is, among the results these inputs give (exact) or the run's battles: not kept in
+  // the link. A battle's answer comes from the same trials (inputs, seed, number) as the page's run.
+  runLuck() {
+    const observed = this.observed();
+    if (!observed) return;
+    const inputs = collect(this.w.form);
+    this.shown = { kind: "luck", inputs: JSON.stringify(inputs) };
+    delete this.out.dataset.outdated;
+    this.stream("result", this.out, { op: "luck", inputs, observed });
   }
 
   // How far each assumed setting moves the headline figure (engine.sensitivity): not kept in the link.
