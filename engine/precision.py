@@ -38,7 +38,7 @@ from .montecarlo import Tally, wilson
 from .scenarios import Mapper, serial
 from .schema import InputError, fraction_text, jsonable, shown
 
-__all__ = ["MAX_PRECISION_TRIALS", "MAX_TARGET", "parse_target", "checkpoints", "headline", "half_width", "status",
+__all__ = ["MAX_PRECISION_TRIALS", "MAX_TARGET", "parse_target", "available", "checkpoints", "headline", "half_width", "status",
            "run", "stage_chunk", "figure_values"]
 
 MAX_PRECISION_TRIALS: Final = 100_000
@@ -94,6 +94,15 @@ def checkpoints(w: widgets.Widget) -> tuple[int, ...]:
     return (*out, MAX_PRECISION_TRIALS)
 
 
+def available(w: widgets.Widget) -> bool:
+    """Whether ``w`` can run to a precision: an estimator whose headline figure is a probability.
+
+    >>> available(widgets.get("atg.battle")), available(widgets.get("sgs.panic_rout"))
+    (True, False)
+    """
+    return w.trial is not None and bool(w.figures) and w.figures[0].probability
+
+
 def headline(w: widgets.Widget) -> Figure:
     """The figure a run to a precision watches: the widget's first (as :mod:`engine.sensitivity` ranks by).
 
@@ -101,7 +110,7 @@ def headline(w: widgets.Widget) -> Figure:
     A mean would need the spread of its per-trial value, which a figure summed over several quantities
     does not keep.
     """
-    if not w.figures or not w.figures[0].probability:
+    if not available(w):
         raise InputError("precision", f"{w.id} has no probability as its headline figure to run to a precision",
                          "a fixed number of trials")
     return w.figures[0]
