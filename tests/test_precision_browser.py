@@ -33,8 +33,9 @@ SEEN = """(s) => { const e = document.querySelector(s); return [e.dataset.state,
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_run_to_a_precision_stops_where_cpython_does(driver, site_url, workers):
     open_live(driver, site_url + PAGE)
-    if workers > 1:  # a fixed pool of the main worker and two extra ones, as test_simulation.py's
-        driver.call("() => { const p = window.rulesExplorer.pool; p.size = 3; p.fixed = true; p.spawnAfterMs = 0; }")
+    if workers > 1:  # a fixed pool of the main worker and two extra ones, as test_simulation.py's, live before the run
+        driver.call("() => { const p = window.rulesExplorer.pool; p.size = 3; p.fixed = true; p.startHelpers(); }")
+        driver.wait("() => window.rulesExplorer.pool.helpers?.every((h) => h.state === 'live')", timeout=90)
     else:
         driver.call("() => { window.rulesExplorer.pool.size = 1; }")
     w = widgets.get("sgs.battle")
@@ -60,8 +61,8 @@ def test_a_run_to_a_precision_stops_where_cpython_does(driver, site_url, workers
     assert announce == f"Done: {state['trials']:,} trials. {state['sentence']}"
     # While it ran, the progress said the half-width now and the target.
     assert any("(target ±2%)" in t for t in texts), f"{driver.name}: {sorted(texts)[:5]}"
-    if workers > 1:
-        assert driver.call("() => window.rulesExplorer.pool.helpers?.length") == 2
+    # The last stage (2,000 trials) went to both extra workers, or to the main worker alone.
+    assert driver.call("(s) => document.querySelector(s).dataset.workers", SIM) == str(workers), driver.name
     # The link carries the run's kind, and opening it runs the same run.
     driver.wait(f"() => location.search.includes('{INSTANCE}.precision={TARGET}')", timeout=10)
     assert driver.errors() == []

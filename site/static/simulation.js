@@ -213,6 +213,7 @@ export class SimulationView {
     this.bar.value = status.trials;
     this.showHtml(answer.result.html, answer.result.digest);
     this.root.dataset.trialsDone = String(status.trials);
+    this.root.dataset.workers = String(answer.result.workers ?? 1); // of the last stage
     this.progressText.textContent = `${status.sentence} ${formatMs(elapsed)}.`;
     this.announce.textContent = `Done: ${status.trials.toLocaleString("en")} trials. ${status.sentence}`;
     this.root.dataset.state = "done";
