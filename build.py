@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from engine import __version__ as ENGINE_VERSION  # noqa: E402
-from engine import exhibits, scenarios, schema, sensitivity, widgets  # noqa: E402
+from engine import exhibits, precision, scenarios, schema, sensitivity, widgets  # noqa: E402
 from engine.settings import sections as settings_sections  # noqa: E402
 from engine.api import html_digest  # noqa: E402
 
@@ -500,8 +500,9 @@ class WidgetRenderer:
         if any(x["title"] == title for x in self.page.widgets):
             raise BuildError(f"{where}: two widgets on the page are titled {title!r}; "
                              f"give #{instance} its own title ('::: widget {widget_id} #{instance} Title')")
-        if any(f.name in ("seed", "trials") for f in w.inputs.fields):
-            raise BuildError(f"{widget_id}: 'seed' and 'trials' are reserved for the sample and the estimate in links")
+        if any(f.name in ("seed", "trials", "precision") for f in w.inputs.fields):
+            raise BuildError(f"{widget_id}: 'seed', 'trials' and 'precision' are reserved for the sample and the "
+                             "estimate in links")
         base = self._state(w, pairs, None, f"#{instance}")
         result = w.run(base)
         sample_html = ""
@@ -551,6 +552,7 @@ class WidgetRenderer:
                 w=w, title=title, instance=instance, values=base, result_html=result_html,
                 sample_html=shown_sample, seed=DEFAULT_SEED, examples=shown_examples,
                 estimate_html=estimate_html, estimate_digest=html_digest(estimate_html or ""),
+                checkpoints=precision.checkpoints(w) if precision.available(w) else (),
                 base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
                 assumed=w.inputs.assumed_fields(), sensitivity_note=note,
             )

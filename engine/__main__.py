@@ -6,8 +6,9 @@
     python -m engine sweep small_general.combat --vary hex_sides --from 1 --to 6 --format csv
     python -m engine compare sgs.battle --b '{"night": true}' --trials 2000 --workers 4
     python -m engine target atg.battle --figure attacker_won --at-least 0.8 --vary attackers.1.count --from 0 --to 12
+    python -m engine estimate sgs.battle --precision 1%
 
-(``compare``, ``sweep`` and ``target``: :mod:`engine.scenario_cli`.)
+(``compare``, ``sweep``, ``target``, ``sensitivity``, ``luck`` and ``estimate``: :mod:`engine.scenario_cli`.)
 
 Invalid input prints one clear message to stderr and exits with status 2.
 """

@@ -17,9 +17,10 @@ import contextlib
 import hashlib
 import json
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any, Final
 
-from . import luck, montecarlo, scenarios, sensitivity, widgets
+from . import luck, montecarlo, precision, scenarios, sensitivity, widgets
 from .montecarlo import Tally
 from .schema import InputError, json_depth_ok, jsonable, shown
 
@@ -101,15 +102,18 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
 
     In: ``inputs``, ``seed``, ``first`` (first trial index), ``count``,
     ``tally`` (the previous chunk's, or null), ``render`` (whether to return
-    HTML), optionally ``trials`` (the run's size; default the widget's) and
+    HTML), optionally ``trials`` (the run's size; default the widget's),
     ``probe`` (a chunk of one trial, abandoned with the error type ``Slow`` if
-    it would take long: :func:`engine.montecarlo.probing`).
+    it would take long: :func:`engine.montecarlo.probing`) and ``precision``
+    (a run to a stated precision, ``"1%"``: :mod:`engine.precision`).
     Out: ``tally``, ``trials`` (how many it holds), ``next`` (the trial after
-    this chunk), ``done`` (it holds at least the run's size), and when asked
-    ``html`` and ``digest``.
+    this chunk), ``done`` (it holds at least the run's size), when asked
+    ``html`` and ``digest``, and with ``precision`` its :func:`engine.precision.status`
+    (whether the run stops at this tally, and the checkpoint it goes on to).
     """
     if w.trial is None or w.render_tally is None:
         raise InputError("", f"{w.id} has no Monte Carlo estimate")
+    goal = _precision(w, message)
     seed = widgets.check_seed(message.get("seed"))
     first = _whole(message.get("first", 0), "first", 0, MAX_TRIAL_INDEX, "a trial index")
     count = _whole(message.get("count"), "count", 1, MAX_CHUNK, "a number of trials for one chunk")
@@ -134,10 +138,26 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
         raise InputError("first", f"{exc}; each trial is counted once", "trials not yet in the tally") from None
     answer: dict[str, Any] = {"tally": tally.to_json(), "trials": tally.trials, "next": first + count,
                               "done": tally.trials >= total}
+    return _rendered(w, tally, values, goal, message, answer)
+
+
+def _precision(w: widgets.Widget, message: Mapping[str, Any]) -> Fraction | None:
+    """The target of a run to a precision (:func:`engine.precision.parse_target`), or None for a fixed run."""
+    if message.get("precision") is None:
+        return None
+    precision.headline(w)
+    return precision.parse_target(message["precision"])
+
+
+def _rendered(w: widgets.Widget, tally: Tally, values: Mapping[str, Any], goal: Fraction | None,
+              message: Mapping[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """An estimate's answer with its HTML when asked, and where a run to a precision stands."""
     if message.get("render"):
         html = w.render_tally(tally, values)
         answer["html"] = html
         answer["digest"] = html_digest(html)
+    if goal is not None:
+        answer["precision"] = precision.status(w, tally, goal)
     return answer
 
 
@@ -149,7 +169,7 @@ def _merge(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     """Several workers' tallies of one run as one: the page's pool asks this of one worker.
 
     In: ``inputs``, ``tallies`` (a list of tallies over disjoint trial ranges),
-    ``render``, optionally ``trials``. Out as :func:`_estimate`, without
+    ``render``, optionally ``trials`` and ``precision``. Out as :func:`_estimate`, without
     ``next``. Tallies merge exactly, so the answer equals one worker's over
     the same trials.
     """
@@ -159,6 +179,7 @@ def _merge(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_MERGED:
         raise InputError("tallies", f"give a list of 1 to {MAX_MERGED} tallies", f"1..{MAX_MERGED} tallies")
     total = _whole(message.get("trials", w.trials), "trials", 1, MAX_TRIAL_INDEX, "a number of trials")
+    goal = _precision(w, message)
     values, _ = w.run_inputs(message.get("inputs"))
     tallies = []
     for i, t in enumerate(raw, 1):
@@ -173,11 +194,7 @@ def _merge(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     except ValueError as exc:
         raise InputError("tallies", f"{exc}; each trial is counted once", "tallies over disjoint trials") from None
     answer: dict[str, Any] = {"tally": tally.to_json(), "trials": tally.trials, "done": tally.trials >= total}
-    if message.get("render"):
-        html = w.render_tally(tally, values)
-        answer["html"] = html
-        answer["digest"] = html_digest(html)
-    return answer
+    return _rendered(w, tally, values, goal, message, answer)
 
 
 MAX_SCENARIO_TRIALS = 20_000

@@ -1,4 +1,5 @@
-"""The command line's ``compare``, ``sweep`` and ``target`` (``python -m engine compare|sweep|target WIDGET …``).
+"""The command line's ``compare``, ``sweep``, ``target``, ``sensitivity``, ``luck`` and ``estimate``
+(``python -m engine compare|sweep|target|… WIDGET …``).
 
 Same answers as the API ops of :mod:`engine.api` for the same state (the
 JSON printed is the op's answer without HTML unless ``--html``), as JSON or
@@ -23,10 +24,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from . import luck, scenarios, sensitivity, widgets
+from . import luck, precision, scenarios, sensitivity, widgets
+from .api import MAX_TRIAL_INDEX, html_digest
+from .montecarlo import Tally
 from .schema import InputError, json_argument
 
-COMMANDS = ("compare", "sweep", "target", "sensitivity", "luck")
+COMMANDS = ("compare", "sweep", "target", "sensitivity", "luck", "estimate")
 
 
 def add_parsers(sub: Any) -> None:
@@ -78,6 +81,53 @@ def add_parsers(sub: Any) -> None:
         p.add_argument("--workers", type=int, default=0, help="local processes for battles (default every core)")
         p.add_argument("--chunk", type=int, default=0, help="trials per job (default: about four jobs a worker)")
         p.add_argument("--scheduler", help="a Dask scheduler's address (tcp://host:8786): run the jobs there")
+    p = sub.add_parser("estimate", help="a Monte Carlo run: a fixed number of trials, or until the headline figure "
+                                        "is known to a stated precision")
+    p.add_argument("widget", help="widget id, e.g. sgs.battle")
+    p.add_argument("--inputs", default="{}", help="inputs as a JSON object")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--trials", help="trials of the run (default the widget's)")
+    size.add_argument("--precision", help="run until the headline figure's interval is within ± this (1%%), looked "
+                                          "at after the widget's run size, then each doubling, up to "
+                                          f"{precision.MAX_PRECISION_TRIALS:,} trials")
+    p.add_argument("--seed", default="1", help="the run's seed, 0 to 2**53 (default 1)")
+    p.add_argument("--html", action="store_true", help="include the HTML of the estimate")
+    p.add_argument("--workers", type=int, default=0, help="local processes (default every core)")
+    p.add_argument("--chunk", type=int, default=0, help="trials per job (default: about four jobs a worker)")
+    p.add_argument("--scheduler", help="a Dask scheduler's address (tcp://host:8786): run the jobs there")
+
+
+def estimate(args: argparse.Namespace, mapper: scenarios.Mapper, workers: int) -> dict[str, Any]:
+    """A whole Monte Carlo run: its trials, figures and the digest of its HTML (the page shows the same
+    HTML for the same inputs, seed and trials or precision), with where a run to a precision stopped."""
+    w = widgets.get(args.widget)
+    if w.trial is None or w.render_tally is None:
+        raise InputError("", f"{w.id} has no Monte Carlo estimate")
+    inputs = json_argument(args.inputs, "--inputs", object_only=True)
+    seed = widgets.check_seed(args.seed)
+    values = w.validate(inputs)
+    answer: dict[str, Any] = {"widget": w.id, "seed": seed}
+    if args.precision is not None:
+        goal = precision.parse_target(args.precision)
+        precision.headline(w)
+        chunk = args.chunk or max(25, math.ceil(w.trials / (4 * workers)))
+        tally, answer["precision"] = precision.run(w.id, inputs, seed, goal, chunk=chunk, mapper=mapper)
+    else:
+        text = str(w.trials) if args.trials is None else args.trials.strip()
+        if not text.isdigit() or not 1 <= int(text) <= MAX_TRIAL_INDEX:
+            raise InputError("trials", f"{text[:24]!r} is not a number of trials; enter a whole number from 1 to "
+                             f"{MAX_TRIAL_INDEX}", f"1..{MAX_TRIAL_INDEX}")
+        trials = int(text)
+        chunk = args.chunk or max(25, math.ceil(trials / (4 * workers)))
+        tally = Tally(w.tally_key(values, seed), w.confidence)
+        jobs = [(w.id, inputs, seed, a, min(chunk, trials - a)) for a in range(0, trials, chunk)]
+        for part in mapper(precision.stage_chunk, jobs):
+            tally = tally.merged(Tally.from_json(part))
+    html = w.render_tally(tally, values)
+    answer.update(trials=tally.trials, figures=precision.figure_values(w, tally), digest=html_digest(html))
+    if args.html:
+        answer["html"] = html
+    return answer
 
 
 def message_of(args: argparse.Namespace) -> dict[str, Any]:
@@ -256,10 +306,16 @@ def write_csv(answer: dict[str, Any], out: Any) -> None:
 def command(args: argparse.Namespace) -> int:
     """Run a compare, sweep or target command line; exit 2 on bad input, 1 on an error of ours."""
     try:
-        message = message_of(args)
         if args.workers < 0 or args.chunk < 0:
             raise InputError("workers", "give 0 or more", "0 or more")
         workers = args.workers or os.cpu_count() or 1
+        if args.command == "estimate":
+            with mapper_for(workers, args.scheduler) as mapper:
+                answer = estimate(args, mapper, workers)
+            json.dump(answer, sys.stdout, indent=2)
+            print()
+            return 0
+        message = message_of(args)
         w = widgets.get(message["widget"])
         chunk = args.chunk
         if w.trial is not None and not chunk:

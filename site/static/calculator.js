@@ -6,7 +6,7 @@ import { ScenarioPanel } from "./scenario.js";
 import { SimulationView } from "./simulation.js";
 import * as table from "./table-editor.js";
 import { addItem, collect, fill, isPart, keyed, loadPartOf, partValue, renumber, updateListButtons } from "./forms.js";
-import { DEFAULT_SEED, SAFE_LINK_LENGTH, SCENARIO_KEY, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
+import { DEFAULT_SEED, PRECISION_KEY, SAFE_LINK_LENGTH, SCENARIO_KEY, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
 import { embedCode } from "./embed.js";
 
 const DEBOUNCE_MS = 150;
@@ -57,10 +57,16 @@ export class LiveWidget {
     this.section.addEventListener("click", (e) => this.click(e));
     this.form.addEventListener("part-loaded", () => this.markChanged());
     this.seedInput?.addEventListener("change", () => this.roll(this.seedInput.value));
-    this.sim?.trialsInput.addEventListener("change", () => this.runSim());
-    this.sim?.trialsInput.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") { e.preventDefault(); this.runSim(); }
-    });
+    // Typing a number of trials or a precision chooses that kind of run; a change runs it.
+    for (const [box, mode] of [[this.sim?.trialsInput, "trials"], [this.sim?.precisionInput, "precision"]]) {
+      if (!box) continue;
+      box.addEventListener("input", () => this.sim.setMode(mode));
+      box.addEventListener("change", () => this.runSim());
+      box.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") { e.preventDefault(); this.sim.setMode(mode); this.runSim(); }
+      });
+    }
+    for (const radio of this.sim?.modeInputs ?? []) radio.addEventListener("change", () => this.runSim());
     this.seedInput?.addEventListener("keydown", (e) => {
       if (e.key === "Enter") { e.preventDefault(); this.roll(this.seedInput.value); }
     });
@@ -378,7 +384,8 @@ export class LiveWidget {
   }
 
   params() {
-    return queryFor(this.instance, this.link, this.state, this.seed(), this.trials(), this.scenario?.state ?? "");
+    return queryFor(this.instance, this.link, this.state, this.seed(), this.trials(), this.scenario?.state ?? "",
+                    this.sim?.precision() ?? null);
   }
 
   updateShare() {
@@ -429,6 +436,12 @@ export class LiveWidget {
     const trials = pairs[TRIALS_KEY];
     delete pairs[TRIALS_KEY];
     if (trials !== undefined && this.sim) this.sim.trialsInput.value = trials;
+    const precision = pairs[PRECISION_KEY];
+    delete pairs[PRECISION_KEY];
+    if (precision !== undefined && this.sim?.precisionInput) { // a run until this precision
+      this.sim.precisionInput.value = precision;
+      this.sim.setMode("precision");
+    }
     const scenario = pairs[SCENARIO_KEY];
     delete pairs[SCENARIO_KEY];
     const seq = ++this.seq;
@@ -443,7 +456,8 @@ export class LiveWidget {
       this.reportRejected(refused);
     }
     // The pre-rendered estimate is the page's own state: run only for another.
-    if (!answer.error && seq === this.seq && (Object.keys(this.link).length || this.seed() !== DEFAULT_SEED || this.trials() !== null)) {
+    if (!answer.error && seq === this.seq && (Object.keys(this.link).length || this.seed() !== DEFAULT_SEED || this.trials() !== null
+        || this.sim?.precision() != null)) {
       this.runSim();
     }
   }

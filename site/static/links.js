@@ -3,6 +3,7 @@
 
 export const SEED_KEY = "seed";
 export const TRIALS_KEY = "trials";
+export const PRECISION_KEY = "precision"; // a run until the headline is within ± this many percent (simulation.js)
 export const SCENARIO_KEY = "scenario"; // a pinned A, a sweep and a target (scenario.js), one compact state
 // A query longer than this goes into the link as the engine's compact state
 // (?instance=~1.…) instead of one parameter per input.
@@ -28,8 +29,9 @@ export function linkParams() {
 
 // The link parameters of one widget: its inputs that differ from the page's,
 // one parameter each, or, past COMPACT_OVER characters, the engine's compact
-// state; then the seed and the number of trials when not the defaults, and the scenario.
-export function queryFor(instance, link, state, seed, trials, scenario = "") {
+// state; then the seed and the number of trials when not the defaults, the scenario, and the
+// precision of a run to a precision.
+export function queryFor(instance, link, state, seed, trials, scenario = "", precision = null) {
   const params = new URLSearchParams();
   for (const [path, text] of Object.entries(link)) params.append(`${instance}.${path}`, text);
   if (state && params.toString().length > COMPACT_OVER) {
@@ -39,5 +41,6 @@ export function queryFor(instance, link, state, seed, trials, scenario = "") {
   if (seed !== null && seed !== DEFAULT_SEED) params.append(`${instance}.${SEED_KEY}`, seed);
   if (trials !== null) params.append(`${instance}.${TRIALS_KEY}`, trials);
   if (scenario) params.append(`${instance}.${SCENARIO_KEY}`, scenario);
+  if (precision !== null) params.append(`${instance}.${PRECISION_KEY}`, precision);
   return params;
 }

@@ -172,18 +172,22 @@ class SharedRun {
     this.pool = pool;
     this.onProgress = onProgress;
     const { widget, inputs, seed } = request;
-    this.base = { widget, inputs, seed };
+    // A stage of a run to a precision (simulation.js) carries its target, and starts from the stages
+    // before it: trials `first` on, over their `tally`, which every merge adds in.
+    this.base = { widget, inputs, seed, ...(request.precision !== undefined ? { precision: request.precision } : {}) };
+    this.first = Number(request.first ?? 0);
+    this.before = request.tally ?? null;
     this.trials = Number(request.trials);
     this.started = pool.now();
     this.ended = false;
     this.done = new Promise((resolve) => { this.resolve = resolve; });
-    if (!Number.isSafeInteger(this.trials) || this.trials < 1) {
+    if (!Number.isSafeInteger(this.trials) || this.trials < 1 || !Number.isSafeInteger(this.first) || this.first < 0) {
       // The main worker's scheduler words the refusal, as for a run of one worker.
       this.ended = true;
       pool.main.job(request, () => {}).done.then(this.resolve);
       return;
     }
-    this.queue = blocksOf(this.trials, pool.size);
+    this.queue = blocksOf(this.trials, pool.size).map((b) => ({ first: this.first + b.first, count: b.count }));
     this.workers = [];
     this.merging = false;
     this.finishing = false;
@@ -316,7 +320,7 @@ class SharedRun {
 
   // Every worker's latest tally: a finished block's, or a running block's so far.
   tallies() {
-    return this.workers.map((w) => w.block?.tally ?? w.tally).filter(Boolean);
+    return [this.before, ...this.workers.map((w) => w.block?.tally ?? w.tally)].filter(Boolean);
   }
 
   merge() {
@@ -357,9 +361,9 @@ class SharedRun {
     const answer = await this.merge();
     this.merging = false;
     if (this.ended || answer.error) return;
-    this.shown = answer.result.trials;
-    this.onProgress({ done: answer.result.trials, trials: this.trials, elapsed: Math.round(this.pool.now() - this.started),
-                      html: answer.result.html, digest: answer.result.digest });
+    this.shown = answer.result.trials - this.first;
+    this.onProgress({ done: this.shown, trials: this.trials, elapsed: Math.round(this.pool.now() - this.started),
+                      html: answer.result.html, digest: answer.result.digest, precision: answer.result.precision });
   }
   async finish() {
     this.finishing = true;
@@ -368,7 +372,9 @@ class SharedRun {
     if (this.ended) return;
     this.ended = true;
     if (answer.error) return this.resolve(answer);
-    this.resolve({ ...answer, result: { ...answer.result, elapsed: Math.round(this.pool.now() - this.started),
+    // Trials of this run (or stage), as one worker's scheduler counts them; the tally holds the stages before too.
+    this.resolve({ ...answer, result: { ...answer.result, trials: answer.result.trials - this.first,
+                                        elapsed: Math.round(this.pool.now() - this.started),
                                         workers: this.workers.filter((w) => w.done > 0).length } });
   }
 

@@ -97,7 +97,9 @@ export class Scheduler {
         slice: Number.isFinite(message.slice) ? Math.min(Math.max(message.slice, 1), this.sliceMs) : this.sliceMs,
         request: { op: "estimate", widget: message.widget, inputs: message.inputs, seed: message.seed,
                    // A job of one trial may be a probe: the engine abandons it (error "Slow") if it would take long.
-                   ...(message.probe === true && trials === 1 ? { probe: true } : {}) },
+                   ...(message.probe === true && trials === 1 ? { probe: true } : {}),
+                   // A stage of a run to a precision (simulation.js): each answer says where the run stands.
+                   ...(message.precision !== undefined ? { precision: message.precision } : {}) },
       });
     } else {
       this.requests.push(message);
@@ -170,7 +172,7 @@ export class Scheduler {
     // A block's first chunk is reported at once: the pool learns the trials' cost from it (pool.js).
     if (job.partial ? due || job.done === count : render) {
       job.lastProgress = this.now();
-      const shown = job.partial ? { tally: job.tally } : { html: reply.result.html };
+      const shown = job.partial ? { tally: job.tally } : { html: reply.result.html, precision: reply.result.precision };
       this.post({ id: job.id, progress: { done: job.done, trials: job.trials, elapsed, ...shown } });
     }
   }

@@ -7,6 +7,15 @@
 // trial count; a run over the same three gives the same HTML, since trial i
 // is seeded from (seed, i) whatever the chunks.
 //
+// A run may instead go on until the headline figure is known to a stated
+// precision ("until within ±1 %"). The engine looks at the figure only at fixed
+// trial counts, the checkpoints the build writes on the widget
+// (engine/precision.py): the run goes from one checkpoint to the next as a
+// stage, a job of its own that starts from the stages' tally so far, and the
+// engine's answer at the end of each stage says whether to stop. No trial past
+// the checkpoint where it stops is run, so the figures are CPython's for
+// (inputs, seed, target) with one worker or several.
+//
 // Progress lives in its own element and is not a live region: a screen reader
 // hears "Running" when a run starts and the outcome once it ends, not every
 // tick. The estimate's region is marked busy while it streams.
@@ -41,6 +50,9 @@ export class SimulationView {
     this.progressText = this.root.querySelector(".sim-progress-text");
     this.announce = this.root.querySelector(".sim-announce");
     this.result = this.root.querySelector(".sim-result");
+    this.modeInputs = [...this.root.querySelectorAll("input.sim-mode")];
+    this.precisionInput = this.root.querySelector("input.sim-precision");
+    this.checkpoints = (this.root.dataset.checkpoints ?? "").split(" ").filter(Boolean).map(Number);
     this.current = null;
     this.seq = 0;
     this.elapsed = 0; // how long the run going on has run (ms)
@@ -57,6 +69,20 @@ export class SimulationView {
     if (!/^[0-9]{1,7}$/.test(text)) return null;
     const n = Number(text);
     return n >= 1 && n <= MAX_TRIALS ? n : null;
+  }
+
+  // "precision" when the reader chose a run until a precision, else "trials".
+  mode() {
+    return this.modeInputs.find((i) => i.checked)?.value === "precision" && this.checkpoints.length ? "precision" : "trials";
+  }
+
+  setMode(mode) {
+    for (const i of this.modeInputs) i.checked = i.value === mode;
+  }
+
+  // The precision as the reader typed it, for the link: null in a fixed run.
+  precision() {
+    return this.mode() === "precision" ? this.precisionInput.value.trim() : null;
   }
 
   setLive(live) {
@@ -78,6 +104,7 @@ export class SimulationView {
       return null;
     }
     this.closeAsk();
+    if (this.mode() === "precision") return this.runToPrecision(widget, inputs, seed);
     const trials = this.trials();
     if (trials === null) {
       this.trialsInput.setAttribute("aria-invalid", "true");
@@ -125,6 +152,84 @@ export class SimulationView {
     this.section.dispatchEvent(new CustomEvent("widget-estimate", { bubbles: true, detail: { trials: done } }));
     if (waiting) this.run(waiting.widget, waiting.inputs, waiting.seed);
     return answer;
+  }
+
+  // A run that stops once the engine says its headline is within the target,
+  // one stage (checkpoint to checkpoint) at a time.
+  async runToPrecision(widget, inputs, seed) {
+    const target = this.precisionInput.value.trim();
+    this.precisionInput.removeAttribute("aria-invalid");
+    this.trialsInput.removeAttribute("aria-invalid");
+    this.current?.cancel();
+    const seq = ++this.seq;
+    const started = performance.now();
+    delete this.result.dataset.outdated;
+    this.elapsed = 0;
+    this.stopButton.disabled = false;
+    let first = 0;
+    let next = this.checkpoints[0];
+    let tally = null;
+    let status = null; // the engine's word on the last stage
+    this.bar.max = next;
+    this.bar.value = 0;
+    this.progressText.textContent = `0 trials; running until within ±${target}%`;
+    this.announce.textContent = `Running until the figure is within ±${target}%.`;
+    this.result.setAttribute("aria-busy", "true");
+    this.root.dataset.state = "running";
+    let answer;
+    for (;;) {
+      const stage = { first, next };
+      const job = this.engine.job({ widget, inputs, seed, first, trials: next - first, tally, precision: target }, (p) => {
+        if (seq === this.seq) this.stageProgress(stage, p, performance.now() - started);
+      });
+      this.current = job;
+      answer = await job.done;
+      if (seq !== this.seq) return null; // replaced by a newer run
+      if (answer.error) break;
+      ({ tally, precision: status } = answer.result);
+      if (status.stop || status.next === null) break;
+      this.showHtml(answer.result.html, answer.result.digest);
+      first = next;
+      next = status.next;
+      this.bar.max = next;
+      this.bar.value = first;
+    }
+    this.current = null;
+    const waiting = this.asked;
+    this.closeAsk();
+    this.stopButton.disabled = true;
+    this.result.removeAttribute("aria-busy");
+    const elapsed = performance.now() - started;
+    if (answer.error) {
+      const cancelled = answer.error.type === "Cancelled";
+      this.root.dataset.state = cancelled ? "stopped" : "failed";
+      if (answer.error.field === "precision") this.precisionInput.setAttribute("aria-invalid", "true");
+      this.announce.textContent = cancelled
+        ? `Stopped after ${(first + (answer.error.done ?? 0)).toLocaleString("en")} trials; the estimate shown is from those.`
+        : `Not run: ${answer.error.message}.`;
+      return answer;
+    }
+    this.bar.max = status.trials;
+    this.bar.value = status.trials;
+    this.showHtml(answer.result.html, answer.result.digest);
+    this.root.dataset.trialsDone = String(status.trials);
+    this.root.dataset.workers = String(answer.result.workers ?? 1); // of the last stage
+    this.progressText.textContent = `${status.sentence} ${formatMs(elapsed)}.`;
+    this.announce.textContent = `Done: ${status.trials.toLocaleString("en")} trials. ${status.sentence}`;
+    this.root.dataset.state = "done";
+    this.section.dispatchEvent(new CustomEvent("widget-estimate", { bubbles: true, detail: { trials: status.trials } }));
+    if (waiting) this.run(waiting.widget, waiting.inputs, waiting.seed);
+    return answer;
+  }
+
+  // A stage's progress: trials so far over the whole run, and the figure's half-width now against the target.
+  stageProgress({ first, next }, { done, html, digest, precision }, elapsed) {
+    this.bar.value = first + done;
+    this.elapsed = elapsed;
+    const now = precision ? `, ${precision.half_text} now (target ${precision.target_text})` : "";
+    this.progressText.textContent = `${(first + done).toLocaleString("en")} trials${now}; next look at `
+      + `${next.toLocaleString("en")}, ${formatMs(elapsed)}`;
+    if (html) this.showHtml(html, digest);
   }
 
   progress({ done, trials, elapsed, html, digest }) {

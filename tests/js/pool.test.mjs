@@ -315,3 +315,24 @@ test("slow trials whose extra worker never boots still end, on the main worker",
   const answer = await r.world.until(run.done);
   assert.equal(answer.result.html, `<p>${sumBelow(30)}</p>`);
 });
+
+test("a stage of a run to a precision runs only its own trials and merges the stages before", async () => {
+  // Trials 0 .. 399 were an earlier stage; this one runs 400 .. 999 and nothing past it, whichever worker
+  // takes which block, and every merge (progress and the end) adds the earlier stage's tally in.
+  const before = { sum: sumBelow(400), n: 400, ranges: [[0, 400]] };
+  for (const seed of [1, 2, 3]) {
+    const r = rig({ seed });
+    const seen = [];
+    const run = r.pool.job(request(600, { first: 400, tally: before, precision: "1" }), (p) => seen.push(p));
+    const answer = await r.world.until(run.done);
+    assert.equal(answer.result.html, `<p>${sumBelow(1000)}</p>`);
+    assert.equal(answer.result.trials, 600, "trials of the stage, as one worker's scheduler counts them");
+    const { ranges, n } = answer.result.tally;
+    assert.equal(n, 1000);
+    assert.equal(Math.max(...ranges.map(([, end]) => end)), 1000, "the merged tally ends where the stage does");
+    const blocks = [r.main.worker, ...r.spawned].flatMap((w) => w.jobs);
+    assert.ok(blocks.every((b) => b.first >= 400 && b.first + b.trials <= 1000), "no block leaves the stage");
+    assert.ok(blocks.every((b) => b.precision === "1"), "every block carries the target (a bad one fails at once)");
+    assert.ok(seen.every((p) => p.done <= 600), "progress counts the stage's trials");
+  }
+});

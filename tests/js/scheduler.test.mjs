@@ -190,3 +190,17 @@ test("a job may ask for shorter chunks, never longer ones", () => {
     assert.equal(Math.max(...counts), most / 0.5, `slice ${slice}: chunks of ${Math.max(...counts)} trials`);
   }
 });
+
+test("a stage of a run to a precision starts from the tally before it and asks with its target", () => {
+  const r = rig();
+  r.scheduler.submit(job(1, 600, { first: 400, tally: { sum: sumBelow(400), n: 400 }, precision: "1" }));
+  r.drain();
+  const final = r.posted.find((m) => m.id === 1 && m.result);
+  assert.equal(final.result.trials, 600);
+  assert.deepEqual(final.result.tally, { sum: sumBelow(1000), n: 1000 });
+  assert.ok(r.calls.every((c) => c.precision === "1" && c.first >= 400 && c.first + c.count <= 1000));
+  const fixed = rig();
+  fixed.scheduler.submit(job(2, 10));
+  fixed.drain();
+  assert.ok(fixed.calls.every((c) => !("precision" in c)), "a fixed run asks as before");
+});

@@ -1,0 +1,88 @@
+"""A run to a stated precision on the card game's battle page, in Chromium, Firefox and WebKit.
+
+The page runs stage by stage, checkpoint to checkpoint (simulation.js), on one worker or on a pool of
+several (pool.js): it must stop at the trial count CPython stops at for (inputs, seed, target), and show
+CPython's HTML for that many trials. The engine half is tests/test_precision.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
+
+from engine import precision, widgets
+
+pytestmark = pytest.mark.browser
+
+PAGE = "sgs/panic-rout-and-pursuit.html"
+INSTANCE = "sgs-battle"
+SIM = f"#{INSTANCE} .widget-sim"
+TARGET = "2"
+"""±2 %: three stages (1,000, 2,000, 4,000 trials) on the page's default battle."""
+
+SET_PRECISION = """(s, x) => { const i = document.querySelector(s + ' .sim-precision'); i.value = x;
+    i.dispatchEvent(new Event('input', {bubbles: true})); i.dispatchEvent(new Event('change', {bubbles: true})); }"""
+FINISHED = """(s) => { const e = document.querySelector(s);
+    return ['done', 'failed', 'stopped'].includes(e.dataset.state) && [e.dataset.state, e.dataset.trialsDone,
+        e.querySelector('.sim-progress-text').textContent, e.querySelector('.sim-announce').textContent]; }"""
+SEEN = """(s) => { const e = document.querySelector(s); return [e.dataset.state,
+    e.querySelector('.sim-progress-text').textContent]; }"""
+
+
+@browsers("chromium", "firefox", "webkit")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_run_to_a_precision_stops_where_cpython_does(driver, site_url, workers):
+    open_live(driver, site_url + PAGE)
+    if workers > 1:  # a fixed pool of the main worker and two extra ones, as test_simulation.py's, live before the run
+        driver.call("() => { const p = window.rulesExplorer.pool; p.size = 3; p.fixed = true; p.startHelpers(); }")
+        driver.wait("() => window.rulesExplorer.pool.helpers?.every((h) => h.state === 'live')", timeout=90)
+    else:
+        driver.call("() => { window.rulesExplorer.pool.size = 1; }")
+    w = widgets.get("sgs.battle")
+    values = w.validate(base_inputs(driver, INSTANCE))
+    tally, state = precision.run(w.id, values, 1, TARGET)
+    assert state["trials"] == 4000  # the case this test is about: more than one stage
+    driver.call(SET_PRECISION, SIM, TARGET)
+    texts = set()
+    finished = None
+    for _ in range(20000):
+        seen = driver.call(SEEN, SIM)
+        texts.add(seen[1])
+        finished = driver.call(FINISHED, SIM)
+        if finished:
+            break
+    else:
+        finished = driver.wait(FINISHED, SIM, timeout=180)
+    status, trials, progress, announce = finished
+    assert status == "done", f"{driver.name}: {finished}"
+    assert int(trials) == state["trials"], f"{driver.name}: stopped at {trials}, CPython at {state['trials']}"
+    shows(driver, f"{SIM} .sim-result", w.render_tally(tally, values), "the estimate where the run stopped")
+    assert progress.startswith(state["sentence"]), progress
+    assert announce == f"Done: {state['trials']:,} trials. {state['sentence']}"
+    # While it ran, the progress said the half-width now and the target.
+    assert any("(target ±2%)" in t for t in texts), f"{driver.name}: {sorted(texts)[:5]}"
+    # The last stage (2,000 trials) went to both extra workers, or to the main worker alone.
+    assert driver.call("(s) => document.querySelector(s).dataset.workers", SIM) == str(workers), driver.name
+    # The link carries the run's kind, and opening it runs the same run.
+    driver.wait(f"() => location.search.includes('{INSTANCE}.precision={TARGET}')", timeout=10)
+    assert driver.errors() == []
+
+
+@browsers("chromium")
+def test_a_bad_precision_says_so_and_a_link_opens_a_precision_run(driver, site_url):
+    open_live(driver, site_url + PAGE)
+    driver.call("() => { window.rulesExplorer.pool.size = 1; }")
+    driver.call(SET_PRECISION, SIM, "abc")
+    status, _, _, announce = driver.wait(FINISHED, SIM, timeout=60)
+    assert status == "failed" and announce == ("Not run: precision: 'abc' is not a precision; enter a percentage "
+                                               "above 0 and up to 50, such as 1%."), announce
+    assert driver.call("(s) => document.querySelector(s + ' .sim-precision').getAttribute('aria-invalid')", SIM) == "true"
+    w = widgets.get("sgs.battle")
+    open_live(driver, site_url + f"{PAGE}?{INSTANCE}.precision=5#{INSTANCE}")
+    status, trials, _, _ = driver.wait(FINISHED, SIM, timeout=120)
+    values = w.validate(base_inputs(driver, INSTANCE))
+    tally, state = precision.run(w.id, values, 1, "5")
+    assert status == "done" and int(trials) == state["trials"]
+    shows(driver, f"{SIM} .sim-result", w.render_tally(tally, values), "the linked run to ±5%")
+    assert driver.call("(s) => document.querySelector(s + ' .sim-mode[value=precision]').checked", SIM)
+    assert driver.errors() == []
