@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from engine import __version__ as ENGINE_VERSION  # noqa: E402
-from engine import exhibits, precision, scenarios, schema, sensitivity, widgets  # noqa: E402
+from engine import exhibits, luck, precision, scenarios, schema, sensitivity, widgets  # noqa: E402
 from engine.settings import sections as settings_sections  # noqa: E402
 from engine.api import html_digest  # noqa: E402
 
@@ -506,12 +506,20 @@ class WidgetRenderer:
         base = self._state(w, pairs, None, f"#{instance}")
         result = w.run(base)
         sample_html = ""
+        sample = None
         if w.sample is not None and w.render_sample is not None:
-            sample_html = w.render_sample(w.roll(base, DEFAULT_SEED))
+            sample = w.roll(base, DEFAULT_SEED)
+            sample_html = w.render_sample(sample)
         estimate_html = None
+        roll_luck = ""
         if "estimator" in w.capabilities:
             # The same (inputs, seed, trials) live gives this same HTML: trial i is seeded from (seed, i).
-            estimate_html = w.render_tally(w.estimate(base, DEFAULT_SEED, 0, w.trials), base)
+            tally = w.estimate(base, DEFAULT_SEED, 0, w.trials)
+            estimate_html = w.render_tally(tally, base)
+            if sample is not None and "observed" in sample:
+                # How rare the seeded battle is among the run's battles (calculator.js says it again after a run).
+                roll_luck = luck.luck(w.id, base, sample["observed"], seed=DEFAULT_SEED, count=0,
+                                      tally=tally.to_json())["note"]
         rendered_examples = []
         for ex_title, ex_pairs in examples:
             values = self._state(w, ex_pairs, base, f"#{instance} example {ex_title!r}")
@@ -554,7 +562,7 @@ class WidgetRenderer:
                 estimate_html=estimate_html, estimate_digest=html_digest(estimate_html or ""),
                 checkpoints=precision.checkpoints(w) if precision.available(w) else (),
                 base_json=json.dumps(schema.jsonable(base), separators=(",", ":")).replace("<", "\\u003c"),
-                assumed=w.inputs.assumed_fields(), sensitivity_note=note,
+                assumed=w.inputs.assumed_fields(), sensitivity_note=note, roll_luck=roll_luck,
             )
 
         if note:

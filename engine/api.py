@@ -275,7 +275,9 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
         return answer
     if op == "luck":
         kw = {}
-        if w.trial is not None:
+        if w.trial is not None and message.get("count") == 0 and message.get("tally") is not None:
+            kw = {"seed": seed, "count": 0, "tally": message.get("tally")}  # among a finished run's battles, as they are
+        elif w.trial is not None:
             total, first, count = _trials(w, message, 1)
             kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally")}
         return luck.luck(w.id, message.get("inputs"), message.get("observed"), render=render, **kw)

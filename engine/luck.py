@@ -25,13 +25,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 from html import escape
-from typing import Any
+from typing import Any, Final
 
 from . import widgets
 from .montecarlo import Tally, wilson
 from .schema import InputError, fraction_text, shown
 
-__all__ = ["luck", "luck_html", "observable", "choices", "sample_sentence"]
+__all__ = ["luck", "luck_html", "observable", "choices", "of_battle", "sample_sentence", "SAID_OF_A_BATTLE"]
 
 
 def _ordered(result: Mapping[str, Any]) -> tuple[str, list[tuple[str, Fraction]]] | None:
@@ -98,6 +98,8 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
     """
     w = widgets.get(widget_id)
     values = w.validate(inputs)
+    if isinstance(observed, Mapping) and isinstance(observed.get("numbers"), Mapping):
+        observed = of_battle(observed)
     if not isinstance(observed, Mapping) or not observed:
         raise InputError("observed", "say what happened", "an object such as {\"result\": \"DEF Retreat\"}")
     out: dict[str, Any] = {"widget": w.id, "kind": "estimate" if w.trial else "exact"}
@@ -134,7 +136,7 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
             k = counts.get(ending, 0)
             iv = wilson(k, n, t.confidence)
             parts.append({"what": "ending", "value": ending, "share": {"float": k / n, "low": iv.low, "high": iv.high}})
-            lines.append(f"A battle ends “{ending}” {_one_in(k / n)}.")
+            lines.append(f"A battle ends “{w.endings.get(ending, ending)}” {_one_in(k / n)}.")
         for name, value in observed.items():
             if name == "ending":
                 continue
@@ -156,9 +158,25 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
         out.update(seed=seed, trials=n, next=first + count, done=n >= total, tally=t.to_json(), parts=parts,
                    confidence=fraction_text(w.confidence))
         out["sentence"] = " ".join(lines)
+        out["note"] = f"How rare is a battle like this one? Among the run's {n:,} battles: {out['sentence']}"
     if render:
         out["html"] = luck_html(out)
     return out
+
+
+SAID_OF_A_BATTLE: Final = ("attacker.lost", "defender.lost")
+"""Besides its ending, what a seeded battle says of itself: each side's losses."""
+
+
+def of_battle(observed: Mapping[str, Any]) -> dict[str, Any]:
+    """What a seeded battle says of itself, from its ``observed`` (``ending`` and ``numbers``, as its run
+    counts them): its ending and :data:`SAID_OF_A_BATTLE`.
+
+    >>> of_battle({"ending": "standoff", "numbers": {"rounds": 3, "attacker.lost": 2, "defender.lost": 0}})
+    {'ending': 'standoff', 'attacker.lost': 2, 'defender.lost': 0}
+    """
+    numbers = observed["numbers"]
+    return {"ending": observed.get("ending"), **{k: numbers[k] for k in SAID_OF_A_BATTLE if k in numbers}}
 
 
 def luck_html(answer: Mapping[str, Any]) -> str:

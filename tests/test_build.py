@@ -430,3 +430,24 @@ def test_heavy_outputs_are_parts_and_light_ones_stay(real_site):
 
 def test_a_part_may_not_sit_inside_a_lists_items():
     assert build.may_be_part("attacker.units") and not build.may_be_part("units.2.types")
+
+
+@pytest.mark.parametrize("url, instance", [("sgs/panic-rout-and-pursuit.html", "sgs-battle"),
+                                           ("atg/end-of-battle.html", None)])
+def test_a_seeded_battle_says_how_rare_it_is_among_its_runs_battles(real_site, url, instance):
+    """Issue 22: under a battle's seeded sample, the engine's sentence placing it among the pre-rendered run's
+    battles (same inputs, seed and trials); calculator.js says it again after each run."""
+    from engine import luck
+    page = read(real_site, url)
+    if instance is None:  # the page's first battle widget
+        instance = re.search(r'<section class="widget" id="([^"]+)" data-widget="atg.battle"', page).group(1)
+    section = widget_section(page, instance)
+    w = widgets.get(re.search(r'data-widget="([^"]+)"', section).group(1))
+    base = w.validate(json.loads(re.search(r'<script type="application/json" class="widget-base">(.*?)</script>',
+                                           section, re.S).group(1)))
+    tally = w.estimate(base, build.DEFAULT_SEED, 0, w.trials).to_json()
+    expected = luck.luck(w.id, base, w.roll(base, build.DEFAULT_SEED)["observed"], seed=build.DEFAULT_SEED, count=0,
+                         tally=tally)["note"]
+    said = re.search(r'<p class="roll-luck">(.*?)</p>', section, re.S).group(1)
+    assert unescape(said) == expected
+    assert expected.startswith(f"How rare is a battle like this one? Among the run's {w.trials:,} battles: A battle ends “")

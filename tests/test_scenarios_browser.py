@@ -216,4 +216,11 @@ def test_how_lucky_places_what_happened_as_cpython_does(driver, site_url):
     driver.wait(DONE, f"#{BATTLE}", timeout=120)
     expected = luck.luck(b.id, inputs, {"ending": "defender routed"}, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
     shows(driver, panel(BATTLE, ".scenario-result"), expected, "how rare a battle's ending is")
+    # The seeded battle says the same of itself once a run of its inputs has ended: among that run's battles.
+    driver.call(CLICK, f"#{BATTLE} [data-action=sim-run]")
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", f"#{BATTLE} .widget-sim", timeout=120)
+    tally = b.estimate(inputs, 1, 0, BATTLE_TRIALS).to_json()
+    note = luck.luck(b.id, inputs, b.roll(inputs, 1)["observed"], seed=1, count=0, tally=tally)["note"]
+    driver.wait("([s, t]) => { const p = document.querySelector(s); return !p.hidden && !p.dataset.outdated "
+                "&& p.textContent === t; }", [f"#{BATTLE} .roll-luck", note], timeout=30)
     assert driver.errors() == []

@@ -696,7 +696,7 @@ def _play(setup: Setup, rules: Rules, rng: random.Random, record: bool) -> Outco
 def battle_sample(v: Mapping[str, Any], seed: int) -> dict[str, Any]:
     rules = rules_from(Rules, v["rules"])
     o = _play(battle_setup(v), rules, random.Random(seed), True)
-    return {"ending": o.ending, "rounds": o.rounds, "events": list(o.events),
+    return {"ending": o.ending, "rounds": o.rounds, "events": list(o.events), "observed": observed(o),
             "attacker": {"casualties": dict(o.attacker.casualties), "survivors": dict(o.attacker.survivors),
                          "panics": o.attacker.panics, "experience": round(o.attacker.experience, 3)},
             "defender": {"casualties": dict(o.defender.casualties), "survivors": dict(o.defender.survivors),
@@ -779,15 +779,26 @@ def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tal
     """
     setup, rules = _prepare(v)
     o = _play(setup, rules, rng, False)
-    tally.count("ending", o.ending)
+    seen = observed(o)
+    tally.count("ending", seen["ending"])
     tally.observe("rounds", o.rounds)
     for name, side in (("attacker", o.attacker), ("defender", o.defender)):
-        tally.observe(f"{name}.lost", sum(side.casualties.values()))
-        tally.observe(f"{name}.survivors", sum(side.survivors.values()))
-        tally.observe(f"{name}.panics", side.panics)
+        for k in (f"{name}.lost", f"{name}.survivors", f"{name}.panics"):
+            tally.observe(k, seen["numbers"][k])
         tally.measure(f"{name}.experience", side.experience)
         for kind, n in side.casualties.items():
             tally.measure(f"{name}.lost.{kind}", n)
+
+
+def observed(o: Outcome) -> dict[str, Any]:
+    """A battle as its run counts it: its ending, and the numbers the run's histograms hold (rounds; per
+    side the individuals lost, those left and the units that panicked). The seeded battle carries the
+    same, so the page can say how rare it is among the run's battles (:func:`engine.luck.luck`)."""
+    numbers = {"rounds": o.rounds}
+    for name, side in (("attacker", o.attacker), ("defender", o.defender)):
+        numbers.update({f"{name}.lost": sum(side.casualties.values()), f"{name}.survivors": sum(side.survivors.values()),
+                        f"{name}.panics": side.panics})
+    return {"ending": o.ending, "numbers": numbers}
 
 
 def battle_render_tally(tally: montecarlo.Tally, v: Mapping[str, Any]) -> str:

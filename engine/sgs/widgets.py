@@ -519,7 +519,7 @@ def battle_sample(values: Mapping[str, Any], seed: int) -> dict[str, Any]:
     out = fight(setup_from(values), rules_of(values), random.Random(seed), record=True)
     data = dataclasses.asdict(out)
     data["events"] = list(out.events)
-    return {**data, "seed": seed}
+    return {**data, "seed": seed, "observed": observed(out)}
 
 
 def battle_render_sample(r: Mapping[str, Any]) -> str:
@@ -547,15 +547,24 @@ def battle_trial(values: Mapping[str, Any], rng: random.Random, tally: montecarl
     """
     setup, rules = _prepare(values)
     o = fight(setup, rules, rng, record=False)
+    seen = observed(o)
     tally.count("winner", o.winner or "nobody")
-    tally.count("ending", ending_of(o))
+    tally.count("ending", seen["ending"])
     tally.count("routed", o.routed or "none")
     tally.count("pursuit", "yes" if o.pursuit else "no")
-    tally.observe("rounds", o.rounds)
+    for name, n in seen["numbers"].items():
+        tally.observe(name, n)
+
+
+def observed(o: Any) -> dict[str, Any]:
+    """A battle as its run counts it: its ending, and the numbers the run's histograms hold (rounds; per
+    side the strength points lost, units eliminated and panics). The seeded battle carries the same, so
+    the page can say how rare it is among the run's battles (:func:`engine.luck.luck`)."""
+    numbers = {"rounds": o.rounds}
     for i, side in enumerate(SIDES):
-        tally.observe(f"{side}.lost", o.losses[i])
-        tally.observe(f"{side}.eliminated", o.eliminated[i])
-        tally.observe(f"{side}.panics", o.panics[i])
+        numbers.update({f"{side}.lost": o.losses[i], f"{side}.eliminated": o.eliminated[i],
+                        f"{side}.panics": o.panics[i]})
+    return {"ending": ending_of(o), "numbers": numbers}
 
 
 SIDES: Final = ("attacker", "defender")

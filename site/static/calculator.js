@@ -32,10 +32,18 @@ export class LiveWidget {
     this.status = section.querySelector(".engine-status");
     this.seedInput = section.querySelector("input.seed");
     this.rollResult = section.querySelector(".roll-result");
+    // A battle's seeded sample placed among its run's battles (engine/luck.py): said once both are in.
+    this.rollLuck = section.querySelector(".roll-luck");
+    this.rollSeen = null; // the sample battle as its run counts it (its ending and numbers)
+    this.runSeen = null; // the last finished run: {tally, trials}
     this.shareInput = section.querySelector(".share-link");
     this.shareNote = null;
     this.sim = section.querySelector(".widget-sim") ? new SimulationView(section, site?.pool ?? engine) : null;
     this.scenario = ScenarioPanel.placed(section) ? new ScenarioPanel(this) : null;
+    section.addEventListener("widget-estimate", (e) => {
+      this.runSeen = e.detail.tally ? e.detail : null;
+      this.placeRoll();
+    });
     this.note = section.querySelector(".sensitivity-note");
     this.noteTimer = null;
     this.state = ""; // the engine's compact form of the inputs (see queryFor)
@@ -141,7 +149,7 @@ export class LiveWidget {
   // The sample roll and the estimate follow the form too: while they are for other inputs they say so
   // ("pending": being worked out; "stale": the inputs could not be computed). Each clears its own mark.
   markOutdated(how) {
-    for (const el of [this.rollResult, this.sim?.result]) if (el) el.dataset.outdated = how;
+    for (const el of [this.rollResult, this.sim?.result, this.rollLuck]) if (el) el.dataset.outdated = how;
   }
 
   // `estimate`: whether the Monte Carlo estimate follows (not at the page's
@@ -161,7 +169,26 @@ export class LiveWidget {
     if (!answer.error && rolled) this.showRoll(await rolled, seq);
     // The estimate follows the inputs too: a new run replaces the old (a long one once the reader says so).
     if (!answer.error && estimate) this.runSim({ ask: true });
-    else if (!answer.error && this.sim) delete this.sim.result.dataset.outdated; // the page's own, pre-rendered
+    else if (!answer.error && this.sim) { // the page's own, pre-rendered
+      delete this.sim.result.dataset.outdated;
+      if (this.rollLuck) delete this.rollLuck.dataset.outdated;
+    }
+  }
+
+  // How rare the seeded battle is among the finished run's battles (of its own seed), once both are for the
+  // form's inputs (the engine refuses a run of other inputs: then nothing is said).
+  async placeRoll() {
+    if (!this.rollLuck || !this.rollSeen || !this.runSeen || this.engine.state !== "live") return;
+    const seq = this.seq;
+    const answer = await this.engine.call({ op: "luck", widget: this.widget, inputs: collect(this.form),
+                                            seed: this.runSeen.seed, observed: this.rollSeen,
+                                            tally: this.runSeen.tally, count: 0 });
+    if (seq !== this.seq) return;
+    this.rollLuck.hidden = Boolean(answer.error);
+    if (!answer.error) {
+      this.rollLuck.textContent = answer.result.note;
+      delete this.rollLuck.dataset.outdated;
+    }
   }
 
   // A row of a list table: duplicated just below, moved, or removed; focus
@@ -366,6 +393,8 @@ export class LiveWidget {
     }
     this.seedInput.removeAttribute("aria-invalid");
     delete this.rollResult.dataset.outdated;
+    this.rollSeen = answer.result.result?.observed ?? null;
+    this.placeRoll();
     if (answer.result.digest !== this.rollResult.dataset.digest) {
       this.rollResult.innerHTML = answer.result.html;
       this.rollResult.dataset.digest = answer.result.digest;

@@ -149,7 +149,8 @@ export class SimulationView {
     this.progressText.textContent = `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials in ${formatMs(elapsed)}${shared}`;
     this.announce.textContent = `Done: ${done.toLocaleString("en")} trials.`;
     this.root.dataset.state = "done";
-    this.section.dispatchEvent(new CustomEvent("widget-estimate", { bubbles: true, detail: { trials: done } }));
+    this.section.dispatchEvent(new CustomEvent("widget-estimate", { bubbles: true,
+                                                                   detail: { trials: done, tally: answer.result.tally, seed } }));
     if (waiting) this.run(waiting.widget, waiting.inputs, waiting.seed);
     return answer;
   }
@@ -217,7 +218,8 @@ export class SimulationView {
     this.progressText.textContent = `${status.sentence} ${formatMs(elapsed)}.`;
     this.announce.textContent = `Done: ${status.trials.toLocaleString("en")} trials. ${status.sentence}`;
     this.root.dataset.state = "done";
-    this.section.dispatchEvent(new CustomEvent("widget-estimate", { bubbles: true, detail: { trials: status.trials } }));
+    this.section.dispatchEvent(new CustomEvent("widget-estimate", { bubbles: true,
+                                                                   detail: { trials: status.trials, tally, seed } }));
     if (waiting) this.run(waiting.widget, waiting.inputs, waiting.seed);
     return answer;
   }
