@@ -28,8 +28,8 @@ painted). Measurements (``--only`` picks some, comma-separated):
                 first unit row's count swept 1..10 at 1,000 battles a point: the
                 whole run (target 3 s).
 ``compare``     the card game's battle: Pin as A, then the attacker's leader
-                combat changed (2 -> 3): the compare of 2 x 2,000 battles (paired), from
-                the change to its end (target 5 s). The change also starts the
+                combat changed (2 -> 3): the compare of 2 x 2,000 battles
+                (paired), from the change to its end (target 5 s). The change also starts the
                 battle's own estimate (2,000 battles), as it does for a reader.
 ``recompute``   the sweeps of ``atg-sweep`` and ``sgs-sweep`` again, while the
                 other calculator on the same page is changed all along (one
@@ -135,7 +135,8 @@ async ({ out, trigger, value, timeoutMs, calc, control, values, pauseMs }) => {
   const samples = [];
   if (section && box) {
     for (let i = 0; ended === null; i++) {
-      const shown = new Promise((r) => section.addEventListener("widget-result", () => r(performance.now()), { once: true }));
+      const shown = new Promise((r) => section.addEventListener("widget-result", () => r(performance.now()),
+                                                                { once: true }));
       const start = performance.now();
       box.value = values[(i + 1) % 2];
       box.dispatchEvent(new Event("input", { bubbles: true }));
@@ -154,7 +155,8 @@ async ({ out, trigger, value, timeoutMs, calc, control, values, pauseMs }) => {
 """
 
 SERIALISED = "(h) => { const t = document.createElement('template'); t.innerHTML = h; return t.innerHTML; }"
-SIM_ENDED = "(s) => ['prerendered', 'done', 'failed', 'stopped'].includes(document.querySelector(s + ' .widget-sim')?.dataset.state)"
+SIM_ENDED = ("(s) => ['prerendered', 'done', 'failed', 'stopped']"
+             ".includes(document.querySelector(s + ' .widget-sim')?.dataset.state)")
 DONE = "(s) => document.querySelector(s).dataset.state === 'done'"
 
 
