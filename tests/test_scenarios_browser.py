@@ -110,8 +110,10 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     # it says so and keeps what it had.
     driver.call("(s) => { document.querySelector(s).value = '20000'; }", f"#{BATTLE} input.sim-trials")
     driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
-    driver.wait("(s) => document.querySelector(s).textContent.startsWith('Running: ')", panel(BATTLE, ".scenario-status"),
-                timeout=60)
+    running = driver.wait("(s) => { const t = document.querySelector(s).textContent; return t.startsWith('Running: ') && t; }",
+                          panel(BATTLE, ".scenario-status"), timeout=60)
+    so_far = int(running.split()[1].replace(",", ""))  # the trials done a point, not the run's 20,000
+    assert 0 < so_far < 20_000, running
     driver.call(CLICK, panel(BATTLE, "[data-action=scenario-stop]"))
     driver.wait("(s) => document.querySelector(s + ' .scenario-result').dataset.state === 'stopped'", f"#{BATTLE}",
                 timeout=30)

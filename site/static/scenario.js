@@ -342,8 +342,10 @@ export class ScenarioPanel {
     this.say("Stopped: the figures shown are from the trials run so far.");
   }
 
+  // Trials done: a sweep's points each say theirs (its `trials` is the run's size, not what is done).
   trialsText(r) {
-    const n = r.trials ?? Math.max(0, ...(r.points ?? []).map((p) => p.trials ?? p.figure?.trials ?? 0));
+    const done = (r.points ?? []).map((p) => p.trials ?? p.figure?.trials).filter((n) => n !== undefined);
+    const n = done.length ? Math.min(...done) : (r.trials ?? 0);
     return `${Number(n).toLocaleString("en")} trials${r.points ? " a point" : ""}`;
   }
 
