@@ -268,6 +268,7 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
     supply_hp: _units_all_one("supply"),
     special_hp: lambda b: all(f[1] == 1.0 for f in b.type_floats),
     river: lambda b: b.river_factor == 1.0,
+    airfield: lambda b: not b.airfield_strike,
 }
 """Modifiers fixed by the setup, and when they are 1.0 for the whole battle (then :func:`attack` skips them:
 multiplying by 1.0 changes nothing, so every figure stays as it was)."""
@@ -296,21 +297,30 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
     record = b.record
     att_mods: list[tuple[str, float]] = []
     hp_mods: list[tuple[str, float]] = []
-    for name, fn in b.attack_modifiers:
-        x = fn(b, a, t, counter)
-        if x != 1.0:
-            att *= x
-            if record:
+    if record:  # every factor that is not 1.0 goes into the log
+        for name, fn in b.attack_modifiers:
+            x = fn(b, a, t, counter)
+            if x != 1.0:
+                att *= x
                 att_mods.append((name, x))
-    for name, fn in b.hit_point_modifiers:
-        x = fn(b, a, t, counter)
-        if x != 1.0:
-            hp *= x
-            if record:
+        for name, fn in b.hit_point_modifiers:
+            x = fn(b, a, t, counter)
+            if x != 1.0:
+                hp *= x
                 hp_mods.append((name, x))
+    else:  # the same products, in the same order (multiplying by 1.0 changes no float)
+        for fn in b.attack_factors:
+            att *= fn(b, a, t, counter)
+        for fn in b.hit_point_factors:
+            hp *= fn(b, a, t, counter)
     _use_fuel(b, a, t)
-    score = _draw(b, att)
-    defence = _draw(b, hp)
+    if b.whole:
+        score = _draw(b, att)
+        defence = _draw(b, hp)
+    else:  # _draw's fractional reading, inline: the hot path's commonest case
+        rnd = b.rng.random
+        score = rnd() * att
+        defence = rnd() * hp
     hit = score > defence or (b.tie_hits and score == defence and att > 0)
     result = MISS
     d100 = 0
@@ -344,6 +354,7 @@ def _use_fuel(b: Battle, a: Individual, t: Individual) -> None:
 
 
 def _apply_hit(b: Battle, a: Individual, t: Individual, result: str) -> float:
+    b.out_of_reach(t)
     f = b.f
     mod = parts.experience_modifier(float(t.t.power_points), float(a.t.power_points), f["experience_min"],
                                     f["experience_max"])

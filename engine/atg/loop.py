@@ -187,6 +187,9 @@ class Battle:
         """Each type's place in ``types``, by ``id``."""
         self.type_tables: dict[tuple[int, bool, int], tuple[list[bool], list[bool]]] = {}
         """:meth:`_type_table` worked out so far."""
+        self.candidates: dict[tuple[int, bool, int], list[Individual]] = {}
+        """The targets :meth:`_find_target` found for each kind of attacker in these steps, kept up to date:
+        during the steps the only change is that someone hit is a target no more (:meth:`out_of_reach`)."""
         self.attacks_made = 0
         self.unlogged = 0
         """Attacks of this round past LOGGED_ATTACKS, counted but not described."""
@@ -274,6 +277,9 @@ class Battle:
         self.attack_modifiers = live_modifiers(self, ATTACK_MODIFIERS)
         self.hit_point_modifiers = live_modifiers(self, HIT_POINT_MODIFIERS)
         """The modifiers that can differ from 1.0 in this battle (the hot path's lists)."""
+        self.attack_factors = tuple(fn for _, fn in self.attack_modifiers)
+        self.hit_point_factors = tuple(fn for _, fn in self.hit_point_modifiers)
+        """The same, without their names, for a battle that is not logged."""
 
     # The loop -----------------------------------------------------------------------------------------
 
@@ -390,6 +396,7 @@ class Battle:
                     self.stack_factor[0]["artillery"] = 1.0
 
     def _steps(self) -> None:
+        self.candidates.clear()
         for p in self.everyone:
             p.attacks = 0
             p.attacked = 0
@@ -464,18 +471,25 @@ class Battle:
                 [self.type_targetable(a.t, a.broken, xt, True) for xt in self.types])
         return table
 
+    def targets_for(self, a: Individual) -> list[Individual]:
+        """Every enemy ``a`` may choose as its target now, in its side's order: what :meth:`targetable`
+        says, with its type-only part looked up."""
+        fighting, retreating = self._type_table(a)
+        spares_broken = a.t.artillery_range > 0 and a.t.theatre == "land"
+        return [x for x in self.people[1 - a.side]
+                if (fighting[x.slot] if x.status == IN else
+                    x.status == RETREATING and x.kind != HIT and retreating[x.slot])
+                and not x.outside and not (x.broken and spares_broken)]
+
     def _find_target(self, a: Individual) -> Individual | None:
         enemy = self.people[1 - a.side]
         self.work += len(enemy) + 1
         if self.work > self.work_limit:
             raise BattleTooBig(self.round, self.attacks_made)
-        # what targetable() says, with its type-only part looked up
-        fighting, retreating = self._type_table(a)
-        spares_broken = a.t.artillery_range > 0 and a.t.theatre == "land"
-        candidates = [x for x in enemy
-                      if (fighting[x.slot] if x.status == IN else
-                          x.status == RETREATING and x.kind != HIT and retreating[x.slot])
-                      and not x.outside and not (x.broken and spares_broken)]
+        key = (a.slot, a.broken, a.side)
+        candidates = self.candidates.get(key)
+        if candidates is None:
+            candidates = self.candidates[key] = self.targets_for(a)
         if not candidates:
             return None
         n = len(candidates)
@@ -491,6 +505,13 @@ class Battle:
                 if score > best_score:
                     best, best_score = x, score
         return best
+
+    def out_of_reach(self, x: Individual) -> None:
+        """``x`` was just hit: killed, pinned down or retreating under fire, it is nobody's target any more.
+        Taken out of the targets found so far, which keep their order (the draws pick by position)."""
+        for found in self.candidates.values():
+            if x in found:
+                found.remove(x)
 
     def _preventer(self, a: Individual, target: Individual) -> Individual:
         name = target.t.name
