@@ -156,12 +156,16 @@ class Outcome:
 
 
 def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = False,
-          work_limit: int = WORK_LIMIT) -> Outcome:
-    """Play one battle to its end, or raise :class:`BattleTooBig` past ``work_limit`` (see :data:`WORK_LIMIT`)."""
+          work_limit: int = WORK_LIMIT, merge_units: bool = True) -> Outcome:
+    """Play one battle to its end, or raise :class:`BattleTooBig` past ``work_limit`` (see :data:`WORK_LIMIT`).
+
+    ``merge_units=False``: the outcome's ``units`` (each unit's survivors merged back) is left empty, for a
+    Monte Carlo trial that tallies none of it; nothing else changes (merging draws no number).
+    """
     setup.check()
     b = Battle(setup, rules, rng, record, work_limit)
     b.run()
-    return b.outcome()
+    return b.outcome(merge_units)
 
 
 class Battle:
@@ -406,7 +410,8 @@ class Battle:
             self.subround += 1
             acted = False
             for p in self.everyone:
-                if not self._may_attack(p):
+                # most are out of the fight or done for the round: the commonest refusal, asked here first
+                if p.status != IN or p.attacks >= p.t.attacks or not self._may_attack(p):
                     continue
                 target = self._find_target(p)
                 if target is None:
@@ -762,8 +767,8 @@ class Battle:
 
     # The end ---------------------------------------------------------------------------------------------------
 
-    def outcome(self) -> Outcome:
-        """End-of-battle effects, then the frozen result."""
+    def outcome(self, merge_units: bool = True) -> Outcome:
+        """End-of-battle effects, then the frozen result (without the merged units if not ``merge_units``)."""
         s, f = self.setup, self.f
         damage = self.structural[0]
         location_destroyed = s.location and endings.structure_left(s.location_structure, damage) == 0
@@ -793,7 +798,8 @@ class Battle:
                 self._trap_defenders()
         merged = tuple(MergedUnit(side, u.label, u.unit.type, n, merge(alive, u.unit.state.supply))
                        for side in (0, 1) for u in self.units[side]
-                       for alive in [[p for p in u.members if p.status not in LOST]] for n in [len(alive)])
+                       for alive in [[p for p in u.members if p.status not in LOST]] for n in [len(alive)]
+                       ) if merge_units else ()
         inter = tuple({"unit": d.interceptor.unit.type, "count": d.interceptor.unit.count, "joins": d.joins,
                        "reason": d.check.reason, "failure": round(d.check.failure, 6),
                        "draw": None if d.draw is None else round(d.draw, 6)} for d in self.decisions)

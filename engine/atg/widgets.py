@@ -681,10 +681,12 @@ about 10,000; the largest of the page's unit types, millions."""
 
 
 def _play(setup: Setup, rules: Rules, rng: random.Random, record: bool) -> Outcome:
-    """One battle, or an InputError that says what to change when it is too big to play here."""
+    """One battle, or an InputError that says what to change when it is too big to play here. An unrecorded
+    battle is a Monte Carlo trial's: it needs no unit merged back (see :func:`battle_trial`)."""
     probe = montecarlo.is_probing()
     try:
-        return fight(setup, rules, rng, record=record, work_limit=PROBE_WORK if probe else WORK_LIMIT)
+        return fight(setup, rules, rng, record=record, work_limit=PROBE_WORK if probe else WORK_LIMIT,
+                     merge_units=record)
     except BattleTooBig as e:
         if probe:
             raise montecarlo.TrialTooSlow from None
