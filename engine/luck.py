@@ -72,8 +72,17 @@ def choices(w: widgets.Widget, values: Mapping[str, Any]) -> list[dict[str, str]
         return []
     out = [{"kind": "result", "key": r, "label": r} for r in found.get("result", [])]
     out += [{"kind": "ending", "key": e, "label": f"Ended: {w.endings.get(e, e)}"} for e in found.get("ending") or []]
-    out += [{"kind": "number", "key": n, "label": n.replace(".", " ").capitalize()} for n in found.get("numbers", [])]
+    out += [{"kind": "number", "key": n, "label": number_label(n)} for n in found.get("numbers", [])]
     return out
+
+
+def number_label(name: str) -> str:
+    """A number a battle's run counts, in words: ``defender.lost`` is "Defender lost".
+
+    >>> number_label("attacker.panics"), number_label("rounds")
+    ('Attacker panics', 'Rounds')
+    """
+    return name.replace(".", " ").capitalize()
 
 
 def _frac_json(x: Fraction) -> dict[str, Any]:
@@ -135,8 +144,10 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
                 raise InputError("ending", f"{shown(ending)} is not an ending of this battle", ", ".join(sorted(counts)))
             k = counts.get(ending, 0)
             iv = wilson(k, n, t.confidence)
-            parts.append({"what": "ending", "value": ending, "share": {"float": k / n, "low": iv.low, "high": iv.high}})
-            lines.append(f"A battle ends “{w.endings.get(ending, ending)}” {_one_in(k / n)}.")
+            label = w.endings.get(ending, ending)
+            parts.append({"what": "ending", "value": ending, "label": label,
+                          "share": {"float": k / n, "low": iv.low, "high": iv.high}})
+            lines.append(f"A battle ends “{label}” {_one_in(k / n)}.")
         for name, value in observed.items():
             if name == "ending":
                 continue
@@ -154,7 +165,7 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
                           "at_most": {"float": at_most / n, "low": lo.low, "high": lo.high},
                           "at_least": {"float": at_least / n, "low": hi.low, "high": hi.high}})
             side, p = ("or fewer", at_most / n) if at_most <= at_least else ("or more", at_least / n)
-            lines.append(f"{name.replace('.', ' ').capitalize()} {value} {side}: {_one_in(p)}.")
+            lines.append(f"{number_label(name)} {value} {side}: {_one_in(p)}.")
         out.update(seed=seed, trials=n, next=first + count, done=n >= total, tally=t.to_json(), parts=parts,
                    confidence=fraction_text(w.confidence))
         out["sentence"] = " ".join(lines)
@@ -189,10 +200,12 @@ def luck_html(answer: Mapping[str, Any]) -> str:
     else:
         cells = ""
         for p in answer["parts"]:
-            for key, words in (("share", "ends so"), ("at_most", "at most"), ("at_least", "at least")):
+            for key, words in (("share", ""), ("at_most", "at most"), ("at_least", "at least")):
                 if key in p:
                     v = p[key]
-                    cells += (f'<tr><th scope="row">{escape(p["what"])} {escape(words)} {escape(str(p["value"]))}</th>'
+                    row = (f"Ended “{p.get('label', p['value'])}”" if key == "share"
+                           else f"{number_label(p['what'])} {words} {p['value']}")
+                    cells += (f'<tr><th scope="row">{escape(row)}</th>'
                               f'<td class="num">{v["float"] * 100:.1f}% ({v["low"] * 100:.1f} to {v["high"] * 100:.1f})</td></tr>')
     note = "" if answer["kind"] == "exact" else f" over {answer['trials']:,} battles"
     return (f'<div class="luck-answer"><p class="luck-sentence">{escape(answer["sentence"])}</p>'
