@@ -406,12 +406,16 @@ class Battle:
             p.attacked = 0
         self._stacking()
         self.subround = 0
+        may_attack = self._may_attack
+        acting = self.everyone
         while True:
             self.subround += 1
             acted = False
-            for p in self.everyone:
-                # most are out of the fight or done for the round: the commonest refusal, asked here first
-                if p.status != IN or p.attacks >= p.t.attacks or not self._may_attack(p):
+            # Who may attack in this subround, in initiative order: nobody else can (attacks made only grow,
+            # and nobody comes back into the fight during the steps); each is asked again at its turn.
+            acting = [p for p in acting if may_attack(p)]
+            for p in acting:
+                if not may_attack(p):
                     continue
                 target = self._find_target(p)
                 if target is None:
