@@ -255,32 +255,37 @@ class Battle:
         mods, bonus = self.line.round_modifiers(s, round_name, self.armoured[s], self.armoured[1 - s],
                                                 self.rounds == 1)
         cav_hits = other_hits = 0
-        die, reduced = self.die, self.rules.reduced_at_half
+        reduced, cancel = self.rules.reduced_at_half, self.cancel[s]
+        # the die as :meth:`die` rolls it, its parts held here: this loop rolls most of a battle's dice
+        rand, low, n = self.random, self.low, self.sides_n
+        units, strength = self.units[s], self.strength[s]
         shots: list[dict[str, Any]] = []
         for i in self.shooters(s, round_name):
-            u = self.units[s][i]
-            target = u.value(self.strength[s][i], reduced) + bonus
+            u = units[i]
+            target = u.value(strength[i], reduced) + bonus
+            elite = u.elite
+            hits = 0
             for _ in range(u.rof):
-                d = die()
-                rolled = [d]
-                if d > target and u.elite:
-                    d = die()
-                    rolled.append(d)
+                d = first = low + int(rand() * n)
+                if d > target and elite:  # an elite rolls a miss once more
+                    d = low + int(rand() * n)
                 hit = d <= target
-                cancelled = hit and self.cancel[s]
+                cancelled = hit and cancel
                 if cancelled:
-                    self.cancel[s] = False
-                    hit = False
+                    cancel = hit = False
                 if hit:
-                    if u.cav:
-                        cav_hits += 1
-                    else:
-                        other_hits += 1
+                    hits += 1
                 if log is not None:
-                    shot = {"unit": u.name, "target": target, "dice": rolled, "hit": hit}
+                    shot = {"unit": u.name, "target": target, "dice": [first, d] if first > target and elite else [d],
+                            "hit": hit}
                     if cancelled:
                         shot["cancelled"] = True
                     shots.append(shot)
+            if u.cav:
+                cav_hits += hits
+            else:
+                other_hits += hits
+        self.cancel[s] = cancel
         if log is not None:
             log.setdefault("fire", []).append({"side": SIDES[s], "modifiers": dict(mods), "shots": shots,
                                                "hits": cav_hits + other_hits})
