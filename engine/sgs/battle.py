@@ -25,7 +25,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .losses import TIERS, allocate_raw
+from .losses import TIERS, allocate_groups
 from .morale import armour_superiority, battle_morale, heavy_losses
 from .panic import must_test, panics
 from .rout import demoralised, routs, who_tests
@@ -102,8 +102,9 @@ class Lineup:
                             for us in self.units]
         self.target_idx = [{air_too: [i for i in self.combat_idx[s] if air_too or not self.units[s][i].air]
                             for air_too in (False, True)} for s in (0, 1)]
-        self.cav = [[u.cav for u in us] for us in self.units]
-        self.tiers = [[TIERS[u.priority] for u in us] for us in self.units]
+        self.target_groups = [{air_too: _by_priority(self.units[s], idx) for air_too, idx in self.target_idx[s].items()}
+                              for s in (0, 1)]
+        """:attr:`target_idx` as :func:`~.losses.allocate_groups` takes them."""
         fs = faces(rules)
         self.low, self.sides_n = fs[0], len(fs)
         self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[tuple[str, int], ...], int]] = {}
@@ -138,6 +139,14 @@ class Lineup:
         return mods
 
 
+def _by_priority(units: tuple[Unit, ...], idx: list[int]) -> list[tuple[list[int], list[int]]]:
+    """Units ``idx`` by loss priority, in the order the tiers take hits, each tier as (CavUnits, OtherUnits);
+    tiers nobody is in left out."""
+    tiers = sorted({TIERS[units[i].priority] for i in idx})
+    return [([i for i in idx if TIERS[units[i].priority] == t and units[i].cav],
+             [i for i in idx if TIERS[units[i].priority] == t and not units[i].cav]) for t in tiers]
+
+
 _last_lineup: list[Lineup] = []
 """The lineup of the last battle fought: a run's battles share one setup and one rules object."""
 
@@ -160,7 +169,6 @@ class Battle:
         line = self.line = lineup(setup, rules)
         self.forces, self.units = line.forces, line.units
         self.combat_idx, self.shooter_idx, self.target_idx = line.combat_idx, line.shooter_idx, line.target_idx
-        self.cav, self.tiers = line.cav, line.tiers
         self.strength = [[u.strength for u in us] for us in self.units]
         self.panicked = [[False] * len(us) for us in self.units]
         self.drops = [0, 0]
@@ -213,6 +221,15 @@ class Battle:
             return [i for i in self.target_idx[s][False] if st[i] > 0]
         active = self.active[s]
         return [i for i in self.target_idx[s][round_name in ("main", "next")] if active[i]]
+
+    def target_groups(self, s: int, round_name: RoundName) -> list[tuple[list[int], list[int]]]:
+        """:meth:`targets` by loss priority and class, as :func:`~.losses.allocate_groups` takes them."""
+        groups = self.line.target_groups[s][round_name in ("main", "next")]
+        if round_name == "pursuit":
+            st = self.strength[s]
+            return [([i for i in cavs if st[i] > 0], [i for i in others if st[i] > 0]) for cavs, others in groups]
+        active = self.active[s]
+        return [([i for i in cavs if active[i]], [i for i in others if active[i]]) for cavs, others in groups]
 
     def armour(self, s: int) -> int:
         return self.armoured[s]
@@ -295,13 +312,14 @@ class Battle:
     def take(self, s: int, scored: tuple[int, int], round_name: RoundName, taken: list[int],
              log: dict[str, Any] | None) -> None:
         """Allocate the enemy's hits on side ``s``; ``taken`` gathers each unit's hits this round."""
-        idx = self.targets(s, round_name)
         st = self.strength[s]
-        hits, wasted = allocate_raw(scored[0], scored[1], [st[i] for i in idx], [self.cav[s][i] for i in idx],
-                                    [self.tiers[s][i] for i in idx], self.rules)
-        for i, h in zip(idx, hits):
+        hits = [0] * len(st)
+        wasted = 0
+        if scored[0] or scored[1]:
+            # the strength left to each unit is the room the allocation fills: it goes down as hits land
+            wasted = allocate_groups(scored[0], scored[1], self.target_groups(s, round_name), st, hits, self.rules)
+        for i, h in enumerate(hits):
             if h:
-                st[i] -= h
                 taken[i] += h
                 self.lost[s] += h
                 if st[i] == 0:
@@ -311,7 +329,7 @@ class Battle:
         if log is not None:
             log.setdefault("allocation", []).append({
                 "side": SIDES[s], "wasted": wasted,
-                "hits": [{"unit": self.units[s][i].name, "hits": h, "left": st[i]} for i, h in zip(idx, hits) if h]})
+                "hits": [{"unit": self.units[s][i].name, "hits": h, "left": st[i]} for i, h in enumerate(hits) if h]})
 
     def panic_tests(self, s: int, before: list[int], taken: list[int], log: dict[str, Any] | None) -> None:
         for i, h in enumerate(taken):
