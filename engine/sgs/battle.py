@@ -332,13 +332,14 @@ class Battle:
                 "hits": [{"unit": self.units[s][i].name, "hits": h, "left": st[i]} for i, h in enumerate(hits) if h]})
 
     def panic_tests(self, s: int, before: list[int], taken: list[int], log: dict[str, Any] | None) -> None:
+        strength, panicked = self.strength[s], self.panicked[s]
         for i, h in enumerate(taken):
-            if h and self.strength[s][i] > 0 and not self.panicked[s][i] and must_test(h, before[i]):
+            if h and strength[i] > 0 and not panicked[i] and must_test(h, before[i]):
                 u = self.units[s][i]
                 d = self.die()
                 failed = panics(d, u.morale)
                 if failed:
-                    self.panicked[s][i] = True
+                    panicked[i] = True
                     self.leave(s, i)
                     self.panic_count[s] += 1
                     self.drops[s] += 1
@@ -366,7 +367,8 @@ class Battle:
             self.cancel = [self.setup.defender.cancel_first, self.setup.attacker.cancel_first]
         if log is not None:
             log["morale_start"] = [self.morale_terms(0).to_json(), self.morale_terms(1).to_json()]
-        present = [sum(self.strength[s][i] for i in self.targets(s, round_name)) for s in (0, 1)]
+        # strength present at the round's start (for heavy losses); sum() of a list is quicker than of a generator
+        present = [sum([self.strength[s][i] for i in self.targets(s, round_name)]) for s in (0, 1)]
         lost_before = list(self.lost)
         before = [list(self.strength[0]), list(self.strength[1])]
         taken = [[0] * len(self.units[0]), [0] * len(self.units[1])]

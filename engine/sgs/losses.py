@@ -78,9 +78,11 @@ def split(hits: int, room: Sequence[int], method: str = "largest remainder") -> 
         return given
     shares = [hits * r // total for r in room]
     left = hits - sum(shares)
-    order = sorted(range(len(room)), key=lambda i: (-(hits * room[i] % total), -room[i], i))
-    for i in order[:left]:
-        shares[i] += 1
+    if left:
+        # the hits left over go to the largest remainders; ties to the stronger unit, then to the first listed
+        order = sorted((-(hits * r % total), -r, i) for i, r in enumerate(room))
+        for _, _, i in order[:left]:
+            shares[i] += 1
     return shares
 
 
