@@ -25,7 +25,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .losses import TIERS, allocate_raw
+from .losses import TIERS, allocate_groups
 from .morale import armour_superiority, battle_morale, heavy_losses
 from .panic import must_test, panics
 from .rout import demoralised, routs, who_tests
@@ -76,16 +76,99 @@ class Outcome:
     """One JSON-able record per round when recorded."""
 
 
+class Lineup:
+    """What a battle reads about its units and never changes, worked out once per setup and rules.
+
+    A Monte Carlo run fights thousands of battles on one setup: who may fire in
+    each round, who can be hit, each unit's class and loss priority, and the
+    modifiers of a round are the same in all of them, so :func:`lineup` keeps
+    them between battles instead of every battle building them again.
+    Indexed by side, 0 (attacker) and 1 (defender), then by unit.
+    """
+
+    def __init__(self, setup: Setup, rules: SgsRules) -> None:
+        self.setup, self.rules = setup, rules
+        self.forces = (setup.attacker, setup.defender)
+        self.units: tuple[tuple[Unit, ...], tuple[Unit, ...]] = (setup.attacker.units, setup.defender.units)
+        self.combat_idx = [[i for i, u in enumerate(us) if u.role == "combat"] for us in self.units]
+        self.is_combat = [[u.role == "combat" for u in us] for us in self.units]
+        self.is_armour = [[c and u.armour for c, u in zip(cs, us)] for cs, us in zip(self.is_combat, self.units)]
+        self.is_air = [[c and u.air for c, u in zip(cs, us)] for cs, us in zip(self.is_combat, self.units)]
+        self.morale_base = [f.leader_morale + f.booster_morale + f.scenario_morale + f.card_morale
+                            for f in self.forces]
+        """The terms of battle morale that no loss changes: leader, boosters, scenario and cards."""
+        self.shooter_idx = [{rn: [i for i, u in enumerate(us) if self._may_fire(u, rn)]
+                             for rn in ("artillery", "air", "mines", "recon", "main", "next", "pursuit")}
+                            for us in self.units]
+        self.target_idx = [{air_too: [i for i in self.combat_idx[s] if air_too or not self.units[s][i].air]
+                            for air_too in (False, True)} for s in (0, 1)]
+        self.target_groups = [{air_too: _by_priority(self.units[s], idx) for air_too, idx in self.target_idx[s].items()}
+                              for s in (0, 1)]
+        """:attr:`target_idx` as :func:`~.losses.allocate_groups` takes them."""
+        fs = faces(rules)
+        self.low, self.sides_n = fs[0], len(fs)
+        self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[tuple[str, int], ...], int]] = {}
+        """:func:`round_modifiers` and their sum by side, round, armour on each side and first round: they
+        depend on nothing else, so every battle on this setup shares them."""
+
+    def _may_fire(self, u: Unit, round_name: RoundName) -> bool:
+        """Whether a unit fires in a round at all (the rules of who shoots, per round)."""
+        if u.rof <= 0:
+            return False
+        if round_name == "artillery":
+            return u.artillery
+        if round_name == "air":
+            return u.air
+        if round_name == "mines":
+            return u.mines
+        if round_name == "recon":
+            return u.recon and self.setup.recon_terrain
+        if round_name == "pursuit":
+            return u.pursuit and u.role == "combat"
+        return u.role == "combat"
+
+    def round_modifiers(self, s: int, round_name: RoundName, armour: int, enemy_armour: int,
+                        first: bool) -> tuple[tuple[tuple[str, int], ...], int]:
+        """:func:`~.shots.round_modifiers` for side ``s``, and their total."""
+        key = (s, round_name, armour, enemy_armour, first)
+        mods = self.modifiers.get(key)
+        if mods is None:
+            named = round_modifiers(self.setup, SIDES[s], round_name, self.rules, armour=armour,
+                                    enemy_armour=enemy_armour, first=first)
+            mods = self.modifiers[key] = (named, sum(v for _, v in named))
+        return mods
+
+
+def _by_priority(units: tuple[Unit, ...], idx: list[int]) -> list[tuple[list[int], list[int]]]:
+    """Units ``idx`` by loss priority, in the order the tiers take hits, each tier as (CavUnits, OtherUnits);
+    tiers nobody is in left out."""
+    tiers = sorted({TIERS[units[i].priority] for i in idx})
+    return [([i for i in idx if TIERS[units[i].priority] == t and units[i].cav],
+             [i for i in idx if TIERS[units[i].priority] == t and not units[i].cav]) for t in tiers]
+
+
+_last_lineup: list[Lineup] = []
+"""The lineup of the last battle fought: a run's battles share one setup and one rules object."""
+
+
+def lineup(setup: Setup, rules: SgsRules) -> Lineup:
+    """The :class:`Lineup` of ``setup`` under ``rules``, the last one kept (the same objects, not equal ones)."""
+    if not _last_lineup or _last_lineup[0].setup is not setup or _last_lineup[0].rules is not rules:
+        _last_lineup[:] = [Lineup(setup, rules)]
+    return _last_lineup[0]
+
+
 class Battle:
-    """The mutable state of one battle; everything else is frozen.
+    """The mutable state of one battle; everything else is frozen (or, in :class:`Lineup`, shared).
 
     Sides are indexed 0 (attacker) and 1 (defender).
     """
 
     def __init__(self, setup: Setup, rules: SgsRules, rng: random.Random, record: bool) -> None:
         self.setup, self.rules, self.record = setup, rules, record
-        self.forces = (setup.attacker, setup.defender)
-        self.units: tuple[tuple[Unit, ...], tuple[Unit, ...]] = (setup.attacker.units, setup.defender.units)
+        line = self.line = lineup(setup, rules)
+        self.forces, self.units = line.forces, line.units
+        self.combat_idx, self.shooter_idx, self.target_idx = line.combat_idx, line.shooter_idx, line.target_idx
         self.strength = [[u.strength for u in us] for us in self.units]
         self.panicked = [[False] * len(us) for us in self.units]
         self.drops = [0, 0]
@@ -94,23 +177,17 @@ class Battle:
         self.panic_count = [0, 0]
         self.active = [[True] * len(us) for us in self.units]
         """A unit is active while it has strength and has not panicked."""
-        self.combat_idx = [[i for i, u in enumerate(us) if u.role == "combat"] for us in self.units]
-        self.armour_idx = [[i for i in self.combat_idx[s] if self.units[s][i].armour] for s in (0, 1)]
-        self.armoured = [len(a) for a in self.armour_idx]
-        """Armour still fighting, per side: kept up to date by :meth:`leave` (the hot path counts no lists)."""
-        self.air_idx = [[i for i in self.combat_idx[s] if self.units[s][i].air] for s in (0, 1)]
-        self.is_armour = [[i in a for i in range(len(us))] for a, us in zip(self.armour_idx, self.units)]
-        self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[str, int], ...]] = {}
-        """:func:`round_modifiers` by side, round, armour on each side and first round: they depend on nothing else."""
-        self.shooter_idx = [{rn: [i for i, u in enumerate(us) if self._may_fire(u, rn)]
-                             for rn in ("artillery", "air", "mines", "recon", "main", "next", "pursuit")}
-                            for us in self.units]
-        self.target_idx = [{air_too: [i for i in self.combat_idx[s] if air_too or not self.units[s][i].air]
-                            for air_too in (False, True)} for s in (0, 1)]
-        self.cav = [[u.cav for u in us] for us in self.units]
-        self.tiers = [[TIERS[u.priority] for u in us] for us in self.units]
-        fs = faces(rules)
-        self.low, self.sides_n = fs[0], len(fs)
+        # Counts over the combat units still fighting, kept up to date by :meth:`leave` so that battle
+        # morale, asked for several times a round, counts no lists.
+        self.fighting_n = [len(c) for c in self.combat_idx]
+        """Combat units still fighting, per side."""
+        self.morale_sum = [sum(us[i].morale for i in c) for us, c in zip(self.units, self.combat_idx)]
+        """The sum of their base morales, per side."""
+        self.armoured = [sum(a) for a in line.is_armour]
+        """Armour still fighting, per side."""
+        self.flying = [sum(a) for a in line.is_air]
+        """Aircraft still fighting, per side."""
+        self.low, self.sides_n = line.low, line.sides_n
         self.random = rng.random
         self.events: list[dict[str, Any]] = []
         self.rounds = 0
@@ -132,22 +209,6 @@ class Battle:
         active = self.active[s]
         return [i for i in self.combat_idx[s] if active[i]]
 
-    def _may_fire(self, u: Unit, round_name: RoundName) -> bool:
-        """Whether a unit fires in a round at all (the rules of who shoots, per round)."""
-        if u.rof <= 0:
-            return False
-        if round_name == "artillery":
-            return u.artillery
-        if round_name == "air":
-            return u.air
-        if round_name == "mines":
-            return u.mines
-        if round_name == "recon":
-            return u.recon and self.setup.recon_terrain
-        if round_name == "pursuit":
-            return u.pursuit and u.role == "combat"
-        return u.role == "combat"
-
     def shooters(self, s: int, round_name: RoundName) -> list[int]:
         active = self.active[s]
         return [i for i in self.shooter_idx[s][round_name] if active[i]]
@@ -161,6 +222,15 @@ class Battle:
         active = self.active[s]
         return [i for i in self.target_idx[s][round_name in ("main", "next")] if active[i]]
 
+    def target_groups(self, s: int, round_name: RoundName) -> list[tuple[list[int], list[int]]]:
+        """:meth:`targets` by loss priority and class, as :func:`~.losses.allocate_groups` takes them."""
+        groups = self.line.target_groups[s][round_name in ("main", "next")]
+        if round_name == "pursuit":
+            st = self.strength[s]
+            return [([i for i in cavs if st[i] > 0], [i for i in others if st[i] > 0]) for cavs, others in groups]
+        active = self.active[s]
+        return [([i for i in cavs if active[i]], [i for i in others if active[i]]) for cavs, others in groups]
+
     def armour(self, s: int) -> int:
         return self.armoured[s]
 
@@ -168,21 +238,24 @@ class Battle:
         """Unit ``i`` of side ``s`` leaves the fight (eliminated or panicked)."""
         if self.active[s][i]:
             self.active[s][i] = False
-            if self.is_armour[s][i]:
-                self.armoured[s] -= 1
+            line = self.line
+            if line.is_combat[s][i]:
+                self.fighting_n[s] -= 1
+                self.morale_sum[s] -= self.units[s][i].morale
+                if line.is_armour[s][i]:
+                    self.armoured[s] -= 1
+                if line.is_air[s][i]:
+                    self.flying[s] -= 1
 
     def morale(self, s: int) -> int:
         """Battle morale now: :meth:`morale_terms` added up in whole numbers (the hot path)."""
         if self.rules.mean_rounding != "half up":
             return self.morale_terms(s).total
-        f, us, here = self.forces[s], self.units[s], self.fighting(s)
-        n = len(here)
-        mean = (2 * sum(us[i].morale for i in here) + n) // (2 * n) if n else 0
-        own, enemy = self.armour(s), self.armour(1 - s)
-        active = self.active[s]
-        return (f.leader_morale + mean + (1 if any(active[i] for i in self.air_idx[s]) else 0) + (1 if own else 0)
-                + (1 if armour_superiority(own, enemy) else 0) + f.booster_morale + f.scenario_morale
-                + f.card_morale - self.drops[s])
+        n = self.fighting_n[s]
+        mean = (2 * self.morale_sum[s] + n) // (2 * n) if n else 0  # the mean rounded half up
+        own, enemy = self.armoured[s], self.armoured[1 - s]
+        return (self.line.morale_base[s] + mean + (1 if self.flying[s] else 0) + (1 if own else 0)
+                + (1 if armour_superiority(own, enemy) else 0) - self.drops[s])
 
     def morale_terms(self, s: int) -> Any:
         f = self.forces[s]
@@ -196,39 +269,40 @@ class Battle:
     # One side's fire --------------------------------------------------------
     def fire(self, s: int, round_name: RoundName, log: dict[str, Any] | None) -> tuple[int, int]:
         """Roll every shot of side ``s``; return hits scored by its CavUnits and by its OtherUnits."""
-        key = (s, round_name, self.armoured[s], self.armoured[1 - s], self.rounds == 1)
-        mods = self.modifiers.get(key)
-        if mods is None:
-            mods = self.modifiers[key] = round_modifiers(self.setup, SIDES[s], round_name, self.rules,
-                                                         armour=key[2], enemy_armour=key[3], first=key[4])
-        bonus = sum(v for _, v in mods)
+        mods, bonus = self.line.round_modifiers(s, round_name, self.armoured[s], self.armoured[1 - s],
+                                                self.rounds == 1)
         cav_hits = other_hits = 0
-        die, reduced = self.die, self.rules.reduced_at_half
+        reduced, cancel = self.rules.reduced_at_half, self.cancel[s]
+        # the die as :meth:`die` rolls it, its parts held here: this loop rolls most of a battle's dice
+        rand, low, n = self.random, self.low, self.sides_n
+        units, strength = self.units[s], self.strength[s]
         shots: list[dict[str, Any]] = []
         for i in self.shooters(s, round_name):
-            u = self.units[s][i]
-            target = u.value(self.strength[s][i], reduced) + bonus
+            u = units[i]
+            target = u.value(strength[i], reduced) + bonus
+            elite = u.elite
+            hits = 0
             for _ in range(u.rof):
-                d = die()
-                rolled = [d]
-                if d > target and u.elite:
-                    d = die()
-                    rolled.append(d)
+                d = first = low + int(rand() * n)
+                if d > target and elite:  # an elite rolls a miss once more
+                    d = low + int(rand() * n)
                 hit = d <= target
-                cancelled = hit and self.cancel[s]
+                cancelled = hit and cancel
                 if cancelled:
-                    self.cancel[s] = False
-                    hit = False
+                    cancel = hit = False
                 if hit:
-                    if u.cav:
-                        cav_hits += 1
-                    else:
-                        other_hits += 1
+                    hits += 1
                 if log is not None:
-                    shot = {"unit": u.name, "target": target, "dice": rolled, "hit": hit}
+                    shot = {"unit": u.name, "target": target, "dice": [first, d] if first > target and elite else [d],
+                            "hit": hit}
                     if cancelled:
                         shot["cancelled"] = True
                     shots.append(shot)
+            if u.cav:
+                cav_hits += hits
+            else:
+                other_hits += hits
+        self.cancel[s] = cancel
         if log is not None:
             log.setdefault("fire", []).append({"side": SIDES[s], "modifiers": dict(mods), "shots": shots,
                                                "hits": cav_hits + other_hits})
@@ -238,13 +312,14 @@ class Battle:
     def take(self, s: int, scored: tuple[int, int], round_name: RoundName, taken: list[int],
              log: dict[str, Any] | None) -> None:
         """Allocate the enemy's hits on side ``s``; ``taken`` gathers each unit's hits this round."""
-        idx = self.targets(s, round_name)
         st = self.strength[s]
-        hits, wasted = allocate_raw(scored[0], scored[1], [st[i] for i in idx], [self.cav[s][i] for i in idx],
-                                    [self.tiers[s][i] for i in idx], self.rules)
-        for i, h in zip(idx, hits):
+        hits = [0] * len(st)
+        wasted = 0
+        if scored[0] or scored[1]:
+            # the strength left to each unit is the room the allocation fills: it goes down as hits land
+            wasted = allocate_groups(scored[0], scored[1], self.target_groups(s, round_name), st, hits, self.rules)
+        for i, h in enumerate(hits):
             if h:
-                st[i] -= h
                 taken[i] += h
                 self.lost[s] += h
                 if st[i] == 0:
@@ -254,16 +329,17 @@ class Battle:
         if log is not None:
             log.setdefault("allocation", []).append({
                 "side": SIDES[s], "wasted": wasted,
-                "hits": [{"unit": self.units[s][i].name, "hits": h, "left": st[i]} for i, h in zip(idx, hits) if h]})
+                "hits": [{"unit": self.units[s][i].name, "hits": h, "left": st[i]} for i, h in enumerate(hits) if h]})
 
     def panic_tests(self, s: int, before: list[int], taken: list[int], log: dict[str, Any] | None) -> None:
+        strength, panicked = self.strength[s], self.panicked[s]
         for i, h in enumerate(taken):
-            if h and self.strength[s][i] > 0 and not self.panicked[s][i] and must_test(h, before[i]):
+            if h and strength[i] > 0 and not panicked[i] and must_test(h, before[i]):
                 u = self.units[s][i]
                 d = self.die()
                 failed = panics(d, u.morale)
                 if failed:
-                    self.panicked[s][i] = True
+                    panicked[i] = True
                     self.leave(s, i)
                     self.panic_count[s] += 1
                     self.drops[s] += 1
@@ -291,7 +367,8 @@ class Battle:
             self.cancel = [self.setup.defender.cancel_first, self.setup.attacker.cancel_first]
         if log is not None:
             log["morale_start"] = [self.morale_terms(0).to_json(), self.morale_terms(1).to_json()]
-        present = [sum(self.strength[s][i] for i in self.targets(s, round_name)) for s in (0, 1)]
+        # strength present at the round's start (for heavy losses); sum() of a list is quicker than of a generator
+        present = [sum([self.strength[s][i] for i in self.targets(s, round_name)]) for s in (0, 1)]
         lost_before = list(self.lost)
         before = [list(self.strength[0]), list(self.strength[1])]
         taken = [[0] * len(self.units[0]), [0] * len(self.units[1])]
@@ -302,7 +379,7 @@ class Battle:
             a = SIDES.index(first)
             self.take(1 - a, self.fire(a, round_name, log), round_name, taken[1 - a], log)
             self.panic_tests(1 - a, before[1 - a], taken[1 - a], log)
-            if self.fighting(1 - a) and demoralised(self.morale(1 - a), self.rules):
+            if self.fighting_n[1 - a] and demoralised(self.morale(1 - a), self.rules):
                 # demoralised before it could reply: it does not fire, it tests at once (and only then)
                 self.tested = True
                 if self.rout_test(1 - a, log):
@@ -384,7 +461,7 @@ class Battle:
             self.rounds += 1
             routed = self.round(round_name)
             if round_name == "recon" and routed is None:
-                leaving = [s for s in (0, 1) if self.forces[s].retreat_after_recon and self.fighting(s)]
+                leaving = [s for s in (0, 1) if self.forces[s].retreat_after_recon and self.fighting_n[s]]
                 for s in leaving:
                     if self.record:
                         self.events.append({"round": "retreat", "side": SIDES[s], "morale": self.morale(s)})
@@ -393,7 +470,7 @@ class Battle:
                 if leaving:
                     s = leaving[0]
                     return self.outcome(SIDES[1 - s], "retreat", retreated=SIDES[s])
-            alive = [bool(self.fighting(0)), bool(self.fighting(1))]
+            alive = [self.fighting_n[0] > 0, self.fighting_n[1] > 0]
             if not (alive[0] and alive[1]):
                 if round_name in ("main", "next"):  # the source: total elimination ends a main or next round
                     for s in (0, 1):

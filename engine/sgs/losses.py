@@ -30,7 +30,7 @@ from typing import Any
 from .rules import SgsRules
 from .units import Priority
 
-__all__ = ["Target", "Allocation", "split", "allocate", "allocate_raw", "TIERS"]
+__all__ = ["Target", "Allocation", "split", "allocate", "allocate_raw", "allocate_groups", "TIERS"]
 
 TIERS: dict[Priority, int] = {"first": 0, "normal": 1, "last": 2}
 """Order in which loss-priority classes absorb hits."""
@@ -78,9 +78,11 @@ def split(hits: int, room: Sequence[int], method: str = "largest remainder") -> 
         return given
     shares = [hits * r // total for r in room]
     left = hits - sum(shares)
-    order = sorted(range(len(room)), key=lambda i: (-(hits * room[i] % total), -room[i], i))
-    for i in order[:left]:
-        shares[i] += 1
+    if left:
+        # the hits left over go to the largest remainders; ties to the stronger unit, then to the first listed
+        order = sorted((-(hits * r % total), -r, i) for i, r in enumerate(room))
+        for _, _, i in order[:left]:
+            shares[i] += 1
     return shares
 
 
@@ -101,32 +103,41 @@ def _give(hits: int, group: list[int], room: list[int], out: list[int], method: 
 
 def allocate_raw(cav_hits: int, other_hits: int, strengths: Sequence[int], cav: Sequence[bool],
                  tiers: Sequence[int], rules: SgsRules) -> tuple[list[int], int]:
-    """:func:`allocate` on plain lists (the battle's hot path)."""
-    method = rules.split
+    """:func:`allocate` on plain lists."""
     out = [0] * len(strengths)
     if not cav_hits and not other_hits:
         return out, 0
-    room = list(strengths)
     alive = [i for i, s in enumerate(strengths) if s > 0]
+    groups = [([i for i in alive if tiers[i] == tier and cav[i]], [i for i in alive if tiers[i] == tier and not cav[i]])
+              for tier in (0, 1, 2)]
+    wasted = allocate_groups(cav_hits, other_hits, groups, list(strengths), out, rules)
+    return out, wasted
+
+
+def allocate_groups(cav_hits: int, other_hits: int, groups: Sequence[tuple[list[int], list[int]]], room: list[int],
+                    out: list[int], rules: SgsRules) -> int:
+    """:func:`allocate` on units already grouped (the battle's hot path: it groups its units once per setup).
+
+    ``groups`` holds, tier by tier in the order the tiers absorb hits, the
+    indices of the CavUnits and of the OtherUnits that can be hit; ``room``
+    is the strength left to each unit and goes down as hits land, ``out``
+    gathers each unit's hits. Returns the hits lost.
+    """
+    method = rules.split
     wasted = 0
     halved = False
-    for tier in (0, 1, 2):
-        members = [i for i in alive if tiers[i] == tier]
-        if not members:
-            continue
-        cavs = [i for i in members if cav[i]]
-        others = [i for i in members if not cav[i]]
+    for cavs, others in groups:
         cav_hits = _give(cav_hits, cavs, room, out, method)
         cav_hits = _give(cav_hits, others, room, out, method)
         other_hits = _give(other_hits, others, room, out, method)
-        if other_hits and cavs and not halved and not any(room[i] and not cav[i] for i in alive):
+        if other_hits and cavs and not halved and not any(room[i] for _, oth in groups for i in oth):
             # only CavUnits left to take the balance of the OtherUnits' hits: half of that balance is wasted
             halved = True
             kept = other_hits // 2 if rules.wastage_rounding == "down" else (other_hits + 1) // 2
             wasted += other_hits - kept
             other_hits = kept
         other_hits = _give(other_hits, cavs, room, out, method)
-    return out, wasted + cav_hits + other_hits
+    return wasted + cav_hits + other_hits
 
 
 def allocate(cav_hits: int, other_hits: int, targets: Sequence[Target], rules: SgsRules) -> Allocation:
