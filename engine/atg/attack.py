@@ -101,7 +101,7 @@ def staff(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
 def readiness(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
     """Readiness, weighted by 106 for the hex's attackers and 107 for its defenders."""
     w = b.f["readiness_weight_attacker"] if a.side == 0 else b.f["readiness_weight_defender"]
-    return parts.weighted_factor(a.readiness, w)
+    return parts.weighted(a.readiness, w)
 
 
 def special(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
@@ -181,7 +181,7 @@ def overstacking_attack(b: Battle, a: Individual, t: Individual, counter: bool) 
 
 def readiness_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
     """The target's readiness, weighted by rulevar 116."""
-    return parts.weighted_factor(t.readiness, b.f["readiness_weight_hp"])
+    return parts.weighted(t.readiness, b.f["readiness_weight_hp"])
 
 
 def supply_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
@@ -292,7 +292,7 @@ def _draw(b: Battle, value: float) -> float:
 
 def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
     """Play one attack (or counterattack) and apply its result; returns kill, retreat, pinned or miss."""
-    att = float(attack_points(b, a, t))
+    att = float(a.t.attack.get(t.t.group, 0))  # attack_points(), on the hot path
     hp = float(t.t.hit_points)
     record = b.record
     att_mods: list[tuple[str, float]] = []
@@ -313,7 +313,8 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
             att *= fn(b, a, t, counter)
         for fn in b.hit_point_factors:
             hp *= fn(b, a, t, counter)
-    _use_fuel(b, a, t)
+    if a.t.fuel_per_round:  # most types need none
+        _use_fuel(b, a, t)
     if b.whole:
         score = _draw(b, att)
         defence = _draw(b, hp)

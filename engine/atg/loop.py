@@ -35,7 +35,7 @@ from .attack import ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, attac
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge)
 from .interception import Decision, intercepts
-from .rules import Rules, as_floats, concentric_values
+from .rules import Rules, as_floats
 from .setup import AIR_MISSIONS, BOMBARDMENTS, TAKES_HEX, Setup, SetupError, Unit, UnitState
 from .units import LANDSCAPES, UnitType
 
@@ -168,6 +168,11 @@ def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = Fals
     return b.outcome(merge_units)
 
 
+_setup_floats: list[Any] = [None, {}]
+"""The last setup, and its units' and types' fixed numbers as floats by ``id`` (:meth:`Battle._floats_of`):
+the setup keeps them alive, so an ``id`` stays theirs while it is held."""
+
+
 class Battle:
     """The mutable state of one battle: individuals, the round, the running factors and the log."""
 
@@ -207,10 +212,10 @@ class Battle:
         self.tie_hits = rules.tie_reading == "ties_to_attacker"
         land = LANDSCAPES[setup.landscape]
         self.landscape_attack = (float(land.attacker_attack), float(land.defender_attack))
-        bonus = float(rules.river_hit_points) if setup.river else 0.0
-        self.river_factor = parts.river_factor(bonus, setup.bridge, float(rules.river_bridge))
+        bonus = self.f["river_hit_points"] if setup.river else 0.0
+        self.river_factor = parts.river_factor(bonus, setup.bridge, self.f["river_bridge"])
         self.airfield_strike = setup.airfield and setup.combat in ("airstrike", "bombing_run")
-        self.concentric_bonuses = tuple(float(x) for x in concentric_values(rules))
+        self.concentric_bonuses = tuple(self.f[f"concentric_{k}"] for k in range(1, 9))  # rulevars 132-139
         self.concentric = 1.0
         self.sides = 0
         self.hqs = 0
@@ -241,10 +246,11 @@ class Battle:
         t = self.setup.type_of(unit)
         index = len(self.units[side])
         label = unit.name or f"{'A' if side == 0 else 'D'}{index + 1} {t.name}"
-        staff = 1.0 + (f["staff_bonus"] + unit.staff_xp * float(unit.staff_xp_bonus) / 100.0) * float(unit.hq_power)
-        info = UnitInfo(unit, label, unit.count, float(unit.global_modifier), staff,
+        global_modifier, staff_xp_bonus, hq_power, people, against_people = self._floats_of(unit)
+        staff = 1.0 + (f["staff_bonus"] + unit.staff_xp * staff_xp_bonus / 100.0) * hq_power
+        info = UnitInfo(unit, label, unit.count, global_modifier, staff,
                         parts.weighted_factor(float(unit.state.supply), f["supply_weight"]),
-                        float(unit.people_modifier), float(unit.against_people), unit.crosses_river,
+                        people, against_people, unit.crosses_river,
                         unit.can_retreat and (side == 0 or self.defence_may_retreat), unit.retreat_order, outside)
         self.units[side].append(info)
         cargo = unit.cargo and side == 0 and self.combat in ("paradrop", "airlift")
@@ -252,14 +258,31 @@ class Battle:
         if slot is None:
             slot = self.slots[id(t)] = len(self.types)
             self.types.append(t)
-            self.type_floats.append((float(t.special_attack), float(t.special_defence), float(t.startup_penalty)))
+            self.type_floats.append(self._floats_of(t))
+        record = self.record
         for i in range(unit.count):
-            ind = Individual(f"{label} #{i + 1}", side, index, t, unit.state, outside=outside, cargo=cargo,
-                             interceptor=interceptor)
+            # each individual's own name only where there is a log to name it in
+            ind = Individual(f"{label} #{i + 1}" if record else label, side, index, t, unit.state, outside=outside,
+                             cargo=cargo, interceptor=interceptor)
             ind.slot = slot
             info.members.append(ind)
             self.people[side].append(ind)
             self.everyone.append(ind)
+
+    def _floats_of(self, x: Unit | UnitType) -> tuple[float, ...]:
+        """A unit's (global modifier, staff experience bonus, HQ power, people, against people) or a type's
+        (special attack, special defence, start-up share) as floats, converted once for a run's battles (they
+        share one setup: the last setup's are kept)."""
+        if _setup_floats[0] is not self.setup:
+            _setup_floats[:] = [self.setup, {}]
+        held = _setup_floats[1]
+        floats = held.get(id(x))
+        if floats is None:
+            floats = held[id(x)] = (
+                (float(x.special_attack), float(x.special_defence), float(x.startup_penalty)) if isinstance(x, UnitType)
+                else (float(x.global_modifier), float(x.staff_xp_bonus), float(x.hq_power), float(x.people_modifier),
+                      float(x.against_people)))
+        return floats
 
     def _build(self) -> None:
         s = self.setup

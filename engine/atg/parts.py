@@ -23,7 +23,7 @@ from typing import TypeVar
 
 __all__ = ["hit_chance", "hit_chance_steps", "whole_count", "experience_modifier", "intercept_range",
            "intercept_failure", "capitulation_chance", "concentric_factor", "land_attack_stack_max",
-           "overstack_factor", "breakthrough_failure", "max_attacked_factor", "weighted_factor",
+           "overstack_factor", "breakthrough_failure", "max_attacked_factor", "weighted_factor", "weighted",
            "readiness_factor", "supply_factor", "entrenchment_factor", "experience_factor", "panic_possible",
            "panic_chance", "result_chances", "river_factor", "startup_factor", "counterattack_rulevar"]
 
@@ -251,8 +251,17 @@ def weighted_factor(percent: N, weight: N) -> N:
     Fraction(3, 4)
     """
     if isinstance(percent, float) or isinstance(weight, float):
-        return 1 - weight + weight * percent / 100  # type: ignore[return-value]
+        return weighted(percent, weight)  # type: ignore[return-value]
     return 1 - _q(weight) + _q(weight) * percent / 100  # type: ignore[return-value]
+
+
+def weighted(percent: float, weight: float) -> float:
+    """:func:`weighted_factor` in floats, as a battle reckons it every attack (no check of the numbers' kind).
+
+    >>> weighted(50.0, 0.5)
+    0.75
+    """
+    return 1 - weight + weight * percent / 100
 
 
 readiness_factor = weighted_factor
