@@ -44,6 +44,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import dataclass, field
 from functools import partial
@@ -328,6 +329,26 @@ class Server:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@contextmanager
+def served_site(site: Path | None = None, prefix: str = "bench-site-") -> Iterator[tuple[Path, Server, float | None]]:
+    """The site served on 127.0.0.1 as ``build.py serve`` serves it: ``site`` if given, else a fresh
+    build of the whole site into a temporary folder (timed). Yields (folder, server, build seconds or None)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        build_s = None
+        if site is None:
+            site = Path(tmp) / "site"
+            print("building the site...", flush=True)
+            t0 = time.perf_counter()
+            quietly(lambda: build.build(build.Config(output=site, runtime=True)))
+            build_s = time.perf_counter() - t0
+            print(f"built in {build_s:.1f} s", flush=True)
+        server = Server(site)
+        try:
+            yield site, server, build_s
+        finally:
+            server.close()
 
 
 # Picking an input to change ----------------------------------------------------
@@ -774,38 +795,28 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.monotonic()
     changes_per_run = math.ceil(args.changes / args.runs)
-    with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
-        out = Path(tmp) / "site"
-        print("building the site...", flush=True)
-        t0 = time.perf_counter()
-        quietly(lambda: build.build(build.Config(output=out, runtime=True)))
-        build_s = time.perf_counter() - t0
-        print(f"built in {build_s:.1f} s", flush=True)
+    with served_site(None, "bench-site-") as (out, server, build_s):
         add_control(out)
         targets = find_targets(out)
-        server = Server(out)
         raw: dict[str, Any] = {"control": [], "site": {t.system: [] for t in targets}}
-        try:
-            with sync_playwright() as pw:
-                browsers = Browsers(pw, args.incognito, FORCE_RELOAD_SCRIPT if args.reload_nav else "")
-                try:
-                    for run in range(args.runs):
-                        for i, t in enumerate(targets):
-                            # control and site alternate which goes first, run to run and system to system
-                            control_first = (run + i) % 2 == 0
-                            if control_first:
-                                raw["control"].append(run_control_pair(browsers, server))
-                            raw["site"][t.system].append(run_site_pair(browsers, server, t, changes_per_run))
-                            if not control_first:
-                                raw["control"].append(run_control_pair(browsers, server))
-                            s = raw["site"][t.system][-1]
-                            c = raw["control"][-1]
-                            print(f"[{time.monotonic() - started:4.0f} s] run {run + 1}/{args.runs} {t.system}: live {s['cold']['live_ms']:.0f}/{s['warm']['live_ms']:.0f} ms "
-                                  f"(control {c['cold']['boot_ms']:.0f}/{c['warm']['boot_ms']:.0f} ms, cold/warm)", flush=True)
-                finally:
-                    browsers.close()
-        finally:
-            server.close()
+        with sync_playwright() as pw:
+            browsers = Browsers(pw, args.incognito, FORCE_RELOAD_SCRIPT if args.reload_nav else "")
+            try:
+                for run in range(args.runs):
+                    for i, t in enumerate(targets):
+                        # control and site alternate which goes first, run to run and system to system
+                        control_first = (run + i) % 2 == 0
+                        if control_first:
+                            raw["control"].append(run_control_pair(browsers, server))
+                        raw["site"][t.system].append(run_site_pair(browsers, server, t, changes_per_run))
+                        if not control_first:
+                            raw["control"].append(run_control_pair(browsers, server))
+                        s = raw["site"][t.system][-1]
+                        c = raw["control"][-1]
+                        print(f"[{time.monotonic() - started:4.0f} s] run {run + 1}/{args.runs} {t.system}: live {s['cold']['live_ms']:.0f}/{s['warm']['live_ms']:.0f} ms "
+                              f"(control {c['cold']['boot_ms']:.0f}/{c['warm']['boot_ms']:.0f} ms, cold/warm)", flush=True)
+            finally:
+                browsers.close()
     rows = summarise(raw, targets)
     print()
     print(table(rows, build_s))
