@@ -256,9 +256,13 @@ def find_targets(out: Path) -> list[Target]:
 
 
 def add_control(out: Path) -> None:
-    (out / "bench-control.html").write_text(CONTROL_HTML, encoding="utf-8")
-    (out / "bench-control.js").write_text(CONTROL_PAGE_JS, encoding="utf-8")
-    (out / "bench-control-worker.js").write_text(CONTROL_WORKER_JS, encoding="utf-8")
+    """The control page's three files, with their .br/.gz copies as the build writes the site's (the server sends
+    the control and the site the same way)."""
+    files = {"bench-control.html": CONTROL_HTML.encode(), "bench-control.js": CONTROL_PAGE_JS.encode(),
+             "bench-control-worker.js": CONTROL_WORKER_JS.encode()}
+    files.update(build.precompressed(files))  # after their files: a copy older than its file is never sent
+    for path, data in files.items():
+        (out / path).write_bytes(data)
 
 
 class _CountingWriter:
