@@ -1,27 +1,36 @@
 #!/usr/bin/env python3
 """Benchmark the built site in headless Chromium against a plain Pyodide boot.
 
-    .venv/bin/python bench/benchmark.py [--runs N] [--out bench/results.json]
+    .venv/bin/python bench/benchmark.py [--profile fast|realistic|both] [--runs N] [--out bench/results.json]
 
-One run of this script:
+One run of this script (both profiles unless ``--profile`` says one):
 
 1. builds the whole site into a temporary folder (timed: "build time");
 2. adds a control page to that output only: ``bench-control.html`` starts a
    module worker (as the site does) that does nothing but a plain
    ``loadPyodide({indexURL: "./pyodide/"})`` from the site's own runtime
    files, then the page records ``performance.now()``;
-3. serves the output on 127.0.0.1 (``build.SiteHandler``, a free port), counting
-   the bytes the server writes for every response;
-4. drives Debian's Chromium with Playwright, headless, and for each game
-   system's main widget page measures, N times, cold (a fresh browser
+3. serves the output on 127.0.0.1 (``build.SiteHandler``, a free port: the
+   precompressed .br/.gz copies by Accept-Encoding, as ``build.py serve`` and
+   static hosts send them, the control page's files too), counting the bytes
+   the server writes for every response;
+4. fast profile (127.0.0.1 as it is): drives Debian's Chromium with
+   Playwright, headless, and for each game system's main widget page measures, N times, cold (a fresh browser
    profile) and warm (a second load in the same profile): first contentful
    paint, widget live, the next page live after following ``a[rel=next]``,
    recompute latency on input changes (a few changes at once after live, then,
    once the worker has warmed its code up in the pause, the measured ones) and
    bytes transferred, each load interleaved with a control-page load under the
    same condition;
-5. prints a table (medians and ratios to the control's median) with the
-   targets, and writes every raw sample to JSON.
+5. realistic profile: the same pages and control on Chromium's network
+   emulation (20 Mbit/s down, 5 up, 40 ms round trip, set on each tab over CDP;
+   it reaches the page's workers) for three visits in one fresh profile: the
+   first (timed to widgets live, then kept open until the service worker has
+   saved the site), a repeat visit online (a new tab: the service worker
+   answers) and one offline; bytes until live and with the offline copy;
+   the control's first and repeat visit (it has no service worker);
+6. prints a table per profile (medians and ratios to the control's median)
+   with the targets, and writes every raw sample to JSON.
 
 This is a benchmark, not a test: it fails only when something cannot be
 measured (the engine never goes live, a page is missing).
