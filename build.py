@@ -14,6 +14,8 @@ and only then write everything out.
 from __future__ import annotations
 
 import argparse
+import datetime
+import email.utils
 import gzip
 import hashlib
 import http.server
@@ -1266,6 +1268,11 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             return super().send_head()
         f = open(path + dict(ENCODINGS)[coding], "rb")
         stat = os.fstat(f.fileno())
+        if self._not_modified_since(stat.st_mtime):  # a revalidation, as http.server answers for the plain file
+            f.close()
+            self.send_response(304)
+            self.end_headers()
+            return None
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(path))
         self.send_header("Content-Encoding", coding)
@@ -1273,6 +1280,19 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Last-Modified", self.date_time_string(int(stat.st_mtime)))
         self.end_headers()
         return f
+
+    def _not_modified_since(self, mtime: float) -> bool:
+        """``If-Modified-Since`` (without ``If-None-Match``) at or after ``mtime``, to the second."""
+        since = self.headers.get("If-Modified-Since")
+        if since is None or "If-None-Match" in self.headers:
+            return False
+        try:
+            when = email.utils.parsedate_to_datetime(since)
+        except (TypeError, IndexError, OverflowError, ValueError):
+            return False
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        return int(mtime) <= when.timestamp()
 
     def _accepted_codings(self) -> set[str]:
         """The codings ``Accept-Encoding`` accepts (a ``q=0`` refuses one)."""

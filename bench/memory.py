@@ -28,7 +28,6 @@ import argparse
 import datetime
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import benchmark  # noqa: E402
-import build  # noqa: E402
 
 GOAL_MB = 300
 PAGES = ("ocs/combat-table-and-odds.html", "small-general/combat-table.html", "europa/heavy-armour.html",
@@ -115,29 +113,20 @@ def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
     rows: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="bench-mem-") as tmp:
-        out = args.site
-        if out is None:
-            out = Path(tmp) / "site"
-            print("building the site...", flush=True)
-            benchmark.quietly(lambda: build.build(build.Config(output=out, runtime=True)))
-        server = benchmark.Server(out)
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=benchmark.CHROMIUM, args=benchmark.CHROMIUM_ARGS,
-                                             headless=True)
-                try:
-                    for page_path in PAGES:
-                        rows.append(measure(browser, server.origin, page_path, 1, None))
+    with benchmark.served_site(args.site, "bench-mem-") as (out, server, _):
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=benchmark.CHROMIUM, args=benchmark.CHROMIUM_ARGS,
+                                         headless=True)
+            try:
+                for page_path in PAGES:
+                    rows.append(measure(browser, server.origin, page_path, 1, None))
+                    print(rows[-1], flush=True)
+                for page_path, run in RUNS.items():
+                    for k in (int(x) for x in args.workers.split(",")):
+                        rows.append(measure(browser, server.origin, page_path, k, run))
                         print(rows[-1], flush=True)
-                    for page_path, run in RUNS.items():
-                        for k in (int(x) for x in args.workers.split(",")):
-                            rows.append(measure(browser, server.origin, page_path, k, run))
-                            print(rows[-1], flush=True)
-                finally:
-                    browser.close()
-        finally:
-            server.close()
+            finally:
+                browser.close()
     print()
     print(f"| page | workers | live (MB) | peak in a run (MB) | goal |")
     print("|---|---|---|---|---|")

@@ -46,7 +46,6 @@ import datetime
 import json
 import re
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +57,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import benchmark  # noqa: E402
-import build  # noqa: E402
 from engine import api, widgets  # noqa: E402
 
 
@@ -275,56 +273,47 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.monotonic()
     raw: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="bench-sim-") as tmp:
-        out = args.site
-        if out is None:
-            out = Path(tmp) / "site"
-            print("building the site...", flush=True)
-            benchmark.quietly(lambda: build.build(build.Config(output=out, runtime=True)))
-        server = benchmark.Server(out)
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=benchmark.CHROMIUM, args=benchmark.CHROMIUM_ARGS,
-                                             headless=True)
-                try:
-                    for s in ([] if args.only_big else SCENARIOS):
-                        w = widgets.get(f"{s.system}.battle")
-                        values = w.validate(s.inputs)
-                        link = link_for(out, s, w, values)
-                        control, alternate = calculator_change(out, s)
-                        entry = raw[s.system] = {"label": s.label, "link": link, "cpython": [],
-                                                 "browser": {str(k): [] for k in sizes}}
-                        for run in range(args.runs):
-                            cp = cpython_rate(w, values, args.trials)
-                            entry["cpython"].append(cp)
-                            for k in sizes:
-                                ctx = browser.new_context()
-                                ctx.add_init_script(f"globalThis.rulesExplorerWorkers = {k};")
-                                ctx.set_default_timeout(benchmark.TIMEOUT_MS)
-                                try:
-                                    b = browser_run(ctx, server.origin, link, s, control, alternate, args.trials,
-                                                    args.warmup)
-                                finally:
-                                    ctx.close()
-                                for state, digest in ((b["state"], b["digest"]), (b["busy_state"], b["busy_digest"])):
-                                    if state != "done" or digest != cp["digest"]:
-                                        raise SystemExit(f"{s.system}, {k} worker(s): a run ended {state} with "
-                                                         f"digest {digest}, CPython's is {cp['digest']}")
-                                b.pop("html")
-                                b["rate"] = args.trials / (b["ms"] / 1000)
-                                entry["browser"][str(k)].append(b)
-                                print(f"[{time.monotonic() - started:4.0f} s] {s.system} run {run + 1}: CPython "
-                                      f"{cp['rate']:.0f}/s, browser x{k} {b['rate']:.0f}/s, first "
-                                      f"{b['first_ms']:.0f} ms, recompute p95 "
-                                      f"{benchmark.percentile(b['recompute_ms'], 95) or 0:.1f} ms", flush=True)
-                    big_browsers = [] if args.big == "none" else args.big.split(",")
-                    if big_browsers:
-                        raw["big"] = measure_big(browser, big_browsers, out, server.origin, args.runs, args.big_samples,
-                                                 started)
-                finally:
-                    browser.close()
-        finally:
-            server.close()
+    with benchmark.served_site(args.site, "bench-sim-") as (out, server, _):
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=benchmark.CHROMIUM, args=benchmark.CHROMIUM_ARGS,
+                                         headless=True)
+            try:
+                for s in ([] if args.only_big else SCENARIOS):
+                    w = widgets.get(f"{s.system}.battle")
+                    values = w.validate(s.inputs)
+                    link = link_for(out, s, w, values)
+                    control, alternate = calculator_change(out, s)
+                    entry = raw[s.system] = {"label": s.label, "link": link, "cpython": [],
+                                             "browser": {str(k): [] for k in sizes}}
+                    for run in range(args.runs):
+                        cp = cpython_rate(w, values, args.trials)
+                        entry["cpython"].append(cp)
+                        for k in sizes:
+                            ctx = browser.new_context()
+                            ctx.add_init_script(f"globalThis.rulesExplorerWorkers = {k};")
+                            ctx.set_default_timeout(benchmark.TIMEOUT_MS)
+                            try:
+                                b = browser_run(ctx, server.origin, link, s, control, alternate, args.trials,
+                                                args.warmup)
+                            finally:
+                                ctx.close()
+                            for state, digest in ((b["state"], b["digest"]), (b["busy_state"], b["busy_digest"])):
+                                if state != "done" or digest != cp["digest"]:
+                                    raise SystemExit(f"{s.system}, {k} worker(s): a run ended {state} with "
+                                                     f"digest {digest}, CPython's is {cp['digest']}")
+                            b.pop("html")
+                            b["rate"] = args.trials / (b["ms"] / 1000)
+                            entry["browser"][str(k)].append(b)
+                            print(f"[{time.monotonic() - started:4.0f} s] {s.system} run {run + 1}: CPython "
+                                  f"{cp['rate']:.0f}/s, browser x{k} {b['rate']:.0f}/s, first "
+                                  f"{b['first_ms']:.0f} ms, recompute p95 "
+                                  f"{benchmark.percentile(b['recompute_ms'], 95) or 0:.1f} ms", flush=True)
+                big_browsers = [] if args.big == "none" else args.big.split(",")
+                if big_browsers:
+                    raw["big"] = measure_big(browser, big_browsers, out, server.origin, args.runs, args.big_samples,
+                                             started)
+            finally:
+                browser.close()
     rows = summarise(raw, sizes, args.trials)
     print()
     print(table(rows))

@@ -7,12 +7,14 @@ side is in tests/test_offline.py.
 
 from __future__ import annotations
 
+import email.utils
 import gzip
 import hashlib
 import json
 import re
 import struct
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -137,6 +139,25 @@ def test_serve_sends_the_precompressed_copy_the_request_accepts(fixture_site, ac
             plain = {"br": brotli.decompress, "gzip": gzip.decompress, None: bytes}[coding](body)
             assert plain == files[file]
             assert int(headers["content-length"]) == len(body)
+
+
+def test_serve_answers_a_revalidation_of_a_precompressed_copy_with_304(fixture_site):
+    """As for a plain file: a browser's cached copy (Cache-Control: no-cache) is not sent again."""
+    out, _ = fixture_site
+    with serving(out) as url:
+        status, headers, _ = get(url + "static/site.css", "gzip, br")
+        assert status == 200 and headers["content-encoding"] == "br"
+        request = urllib.request.Request(url + "static/site.css", headers={
+            "Accept-Encoding": "gzip, br", "If-Modified-Since": headers["last-modified"]})
+        with pytest.raises(urllib.error.HTTPError) as answer:  # urllib treats a 304 as an error
+            urllib.request.urlopen(request)
+        assert answer.value.code == 304 and answer.value.headers["Vary"] == "Accept-Encoding"
+        assert answer.value.read() == b""
+        older = email.utils.formatdate(0, usegmt=True)
+        request = urllib.request.Request(url + "static/site.css", headers={
+            "Accept-Encoding": "gzip, br", "If-Modified-Since": older})
+        with urllib.request.urlopen(request) as response:
+            assert response.status == 200 and response.headers["Content-Encoding"] == "br"
 
 
 def test_serve_sends_the_gzipped_snapshot_as_it_is(tmp_path):
