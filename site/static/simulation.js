@@ -173,8 +173,9 @@ export class SimulationView {
     let status = null; // the engine's word on the last stage
     this.bar.max = next;
     this.bar.value = 0;
-    this.progressText.textContent = `0 trials; running until within ±${target}%`;
-    this.announce.textContent = `Running until the figure is within ±${target}%.`;
+    const said = target.replace(/^±\s*/, "").replace(/\s*%$/, ""); // as typed, less its own ± and %
+    this.progressText.textContent = `0 trials; running until within ±${said}%`;
+    this.announce.textContent = `Running until the figure is within ±${said}%.`;
     this.result.setAttribute("aria-busy", "true");
     this.root.dataset.state = "running";
     let answer;
