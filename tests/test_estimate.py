@@ -143,6 +143,19 @@ def test_a_tally_of_other_inputs_or_seed_is_refused():
     assert estimate("atg.battle", 1, 3, t)["error"]["field"] == "first"
 
 
+def test_a_tally_sent_back_changed_is_read_as_sent():
+    """The engine does not read again the tally it just answered with; one that differs in any way is read
+    (and checked) afresh, never taken for the one it remembers."""
+    t = estimate("atg.battle", 0, 3)["tally"]
+    assert estimate("atg.battle", 3, 3, t)["trials"] == 6  # sent back as answered
+    t = estimate("atg.battle", 0, 3)["tally"]
+    claimed = json.loads(json.dumps(t))
+    claimed["ranges"] = [[0, 6]]  # claims trials it does not hold
+    assert estimate("atg.battle", 3, 3, claimed)["error"]["field"] == "first"
+    broken = {**json.loads(json.dumps(t)), "key": "not this run"}
+    assert estimate("atg.battle", 3, 3, broken)["error"]["field"] == "tally"
+
+
 @pytest.mark.parametrize("change, field", [
     (dict(count=0), "count"), (dict(count=api.MAX_CHUNK + 1), "count"), (dict(count="many"), "count"),
     (dict(first=-1), "first"), (dict(first=2**60), "first"), (dict(first=True), "first"),
