@@ -31,6 +31,16 @@ painted). Measurements (``--only`` picks some, comma-separated):
                 combat changed (2 -> 3): the compare of 2 x 2,000 battles
                 (paired), from the change to its end (target 5 s). The change also starts the
                 battle's own estimate (2,000 battles), as it does for a reader.
+``atg-assumptions``  AT Gold 40 against 40 (as ``atg-sweep``): "Which assumptions
+                matter" (engine.sensitivity: every other reading of every setting
+                marked assumed, all on the same battles), with the panel's
+                trials (the widget's trials box as the page has it, 1,000):
+                the first ranked chart on screen (target 5 s) and the whole run
+                (target 60 s; issue 22). The panel runs it on the page's one
+                extra worker, the page's own answering the form.
+                Not in the default set: it takes some 14 minutes a run here.
+``sgs-assumptions``  the same for the card game's default battle: the whole run
+                (target 15 s).
 ``recompute``   the sweeps of ``atg-sweep`` and ``sgs-sweep`` again, while the
                 other calculator on the same page is changed all along (one
                 change at a time, 30 ms apart, as simulation.py does): its
@@ -41,7 +51,7 @@ Before each measured battle run the page's own estimate has ended and a
 warm-up sweep of a few battles has run (it starts the extra worker, so the
 worker's boot is not in the figures). Each calculator figure is measured
 after one warm-up click on the same page. Each answer shown must equal
-CPython's ``engine.scenarios`` answer for the same (inputs, seed 1, trials),
+CPython's ``engine.scenarios`` (or ``engine.sensitivity``) answer for the same (inputs, seed 1, trials),
 compared after the browser's own serialisation, or the script fails. This
 is a benchmark, not a test: it fails only when something cannot be measured
 or disagrees with CPython; a missed target is reported as such.
@@ -71,7 +81,7 @@ import build  # noqa: E402
 import simulation  # noqa: E402
 from test_scenarios_browser import CLICK, OPEN, SET, panel, vary  # noqa: E402  (drive the panel as the test does)
 
-from engine import scenarios, widgets  # noqa: E402
+from engine import scenarios, sensitivity, widgets  # noqa: E402
 
 WORKERS = 2
 SEED = 1
@@ -86,9 +96,15 @@ SWEEP_TRIALS = 1000
 COMPARE_TRIALS = 2000
 COMPARE_PATH = "attacker.leader_combat"
 WARMUP_TRIALS = 8
-MEASURES = ("calc-sweep", "target", "atg-sweep", "sgs-sweep", "compare", "recompute")
+MEASURES = ("calc-sweep", "target", "atg-sweep", "sgs-sweep", "compare", "atg-assumptions", "sgs-assumptions",
+            "recompute")
 TARGETS_MS = {"calc-sweep": 300.0, "target": 500.0, "atg-first": 1000.0, "atg-done": 10_000.0,
-              "sgs-done": 3000.0, "compare": 5000.0, "recompute-p95": 20.0}
+              "sgs-done": 3000.0, "compare": 5000.0, "recompute-p95": 20.0,
+              "atg-ranked": 5000.0, "atg-assumptions": 60_000.0, "sgs-assumptions": 15_000.0}
+DEFAULT = tuple(m for m in MEASURES if m != "atg-assumptions")
+"""What runs without --only: AT Gold's sensitivity takes some 14 minutes a run here, so it is asked for by name."""
+ASSUMPTIONS_TIMEOUT_MS = 1_800_000
+"""AT Gold's sensitivity plays some 134,000 battles on one worker: minutes."""
 
 # One measured answer: the trigger (a click, or an input set as SET does), then the panel's output `out` until
 # it has ended (done, failed or stopped) after running; optionally the calculator `calc` changed all along.
@@ -113,7 +129,8 @@ async ({ out, trigger, value, timeoutMs, calc, control, values, pauseMs }) => {
       if (seen && first === null && records.some((r) => r.type === "childList") && (shown || !cells.length)
           && el.childNodes.length) {
         const dom = performance.now() - t0;
-        first = { dom_ms: dom, status: status.textContent, running: state === "running", cells: cells.length, shown };
+        first = { dom_ms: dom, status: status.textContent, running: state === "running", cells: cells.length, shown,
+                  chart: Boolean(el.querySelector("svg.chart")) };
         painted().then((at) => { first.ms = at - t0; });
       }
       if (seen && ["done", "failed", "stopped"].includes(state)) {
@@ -175,9 +192,10 @@ class PooledChromium(browsers.Chromium):
 
 
 def measure(driver: PooledChromium, instance: str, part: str, trigger: str, value: str | None = None,
-            calc: str | None = None, control: str | None = None, values: list[str] | None = None) -> dict[str, Any]:
+            calc: str | None = None, control: str | None = None, values: list[str] | None = None,
+            timeout_ms: int = 300_000) -> dict[str, Any]:
     return driver.page.evaluate(MEASURE_JS, {"out": panel(instance, part), "trigger": trigger, "value": value,
-                                             "timeoutMs": 300_000, "calc": calc, "control": control,
+                                             "timeoutMs": timeout_ms, "calc": calc, "control": control,
                                              "values": values or [], "pauseMs": 30})
 
 
@@ -307,6 +325,45 @@ def compare_runs(driver: PooledChromium, origin: str, runs: int, raw: dict[str, 
     driver.quit()
 
 
+def battle_assumptions(driver: PooledChromium, origin: str, out: Path, s: simulation.Scenario, runs: int,
+                       raw: dict[str, Any], log: Any) -> None:
+    """'Which assumptions matter' on a battle: the first ranked chart and the end, against CPython's answer."""
+    w = widgets.get(f"{s.system}.battle")
+    link = simulation.link_for(out, s, w, w.validate(s.inputs))
+    entry = raw.setdefault(f"{s.system}-assumptions", {"link": link, "runs": []})
+    button = panel(s.instance, "[data-action=assumptions]")
+    expected: str | None = None
+    for run in range(runs):
+        driver.open(origin + link)
+        inputs = w.validate(base(driver, s.instance)) if not s.inputs else w.validate(s.inputs)
+        driver.wait(SIM_ENDED, f"#{s.instance}", timeout=300)  # the page's own estimate of the battle
+        # The panel plays as many battles as the widget's trials box says: the page's, as a reader finds it.
+        trials = int(driver.call("(s) => document.querySelector(s).value", f"#{s.instance} input.sim-trials"))
+        if expected is None:
+            started = time.perf_counter()
+            answer = sensitivity.sensitivity(w.id, inputs, seed=SEED, trials=trials, render=True)
+            entry.update(cpython_s=time.perf_counter() - started, trials=trials, variants=answer["variants"],
+                         settings=len(answer["settings"]), sentence=answer["sentence"])
+            expected = answer["html"]
+        elif trials != entry["trials"]:
+            raise SystemExit(f"{s.system}: the trials box says {trials}, the first run's said {entry['trials']}")
+        driver.call(OPEN, f"#{s.instance}")
+        set_trials(driver, s.instance, WARMUP_TRIALS)
+        driver.call(CLICK, button)  # warm-up: starts the extra worker
+        driver.wait(DONE, panel(s.instance, ".scenario-result"), timeout=300)
+        set_trials(driver, s.instance, trials)
+        got = measure(driver, s.instance, ".scenario-result", button, timeout_ms=ASSUMPTIONS_TIMEOUT_MS)
+        check(driver, got, expected, f"{s.system}: which assumptions matter")
+        if not (got["first"] or {}).get("chart") or got["first"].get("ms") is None:
+            raise SystemExit(f"{s.system}: which assumptions matter showed no ranked chart first: {got['first']}")
+        entry["runs"].append(strip(got))
+        log(f"{s.system} which assumptions matter ({entry['variants']} other readings of {entry['settings']} settings "
+            f"x {trials:,} battles), run {run + 1}: first ranked chart {got['first']['ms'] / 1000:.2f} s "
+            f"({got['first']['status']!r}), done {got['ms'] / 1000:.2f} s; CPython {entry['cpython_s']:.2f} s; "
+            f"pool {got['pool']}, helpers {got['helpers']}")
+    driver.quit()
+
+
 def verdict(value: float | None, bound: float) -> str:
     return "met" if value is not None and value < bound else "NOT met"
 
@@ -340,6 +397,21 @@ def summarise(raw: dict[str, Any]) -> list[dict[str, Any]]:
         if "cpython_s" in raw.get(f"{system}-sweep", {}):
             rows.append({"figure": f"{name} sweep, 10 x 1,000, in CPython on one core (for reference)",
                          "value": f"{raw[f'{system}-sweep']['cpython_s']:.2f} s", "target": ""})
+    for system, name in (("atg", "ATG 40 v 40"), ("sgs", "card game 12 v 12")):
+        a = raw.get(f"{system}-assumptions")
+        if not a or not a["runs"]:
+            continue
+        what = f"{name} which assumptions matter ({a['variants']} readings x {a['trials']:,})"
+        first = [r["first"]["ms"] for r in a["runs"]]
+        if system == "atg":
+            row(f"{what}: first ranked chart", first, "atg-ranked", True)
+        else:
+            rows.append({"figure": f"{what}: first ranked chart", "value":
+                         f"{benchmark.median(first) / 1000:.2f} s / {max(first) / 1000:.2f} s", "target": "",
+                         "median_ms": benchmark.median(first), "max_ms": max(first)})
+        row(f"{what}: complete", [r["ms"] for r in a["runs"]], f"{system}-assumptions", True)
+        rows.append({"figure": f"{what}, in CPython on one core (for reference)", "value": f"{a['cpython_s']:.2f} s",
+                     "target": ""})
     if "compare" in raw:
         row("card game compare, 2 x 2,000 (pinned A, leader combat 2 -> 3): complete",
             [r["ms"] for r in raw["compare"]["runs"]], "compare", True)
@@ -370,8 +442,9 @@ def table(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3, help="runs per figure (default 3)")
-    parser.add_argument("--only", default=",".join(MEASURES),
-                        help=f"measurements, comma-separated (default all: {','.join(MEASURES)})")
+    parser.add_argument("--only", default=",".join(DEFAULT),
+                        help=f"measurements, comma-separated, of {','.join(MEASURES)} (default all but "
+                             "atg-assumptions, some 14 minutes a run)")
     parser.add_argument("--site", type=Path, help="an already built site to serve instead of building one")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "scenarios.json", help="JSON results file")
     args = parser.parse_args(argv)
@@ -408,6 +481,9 @@ def main(argv: list[str] | None = None) -> int:
                             battle_sweeps(driver, server.origin, out, s, spec, args.runs, alone, busy, raw, log)
                     if "compare" in which:
                         compare_runs(driver, server.origin, args.runs, raw, log)
+                    for s in (ATG, SGS):
+                        if f"{s.system}-assumptions" in which:
+                            battle_assumptions(driver, server.origin, out, s, args.runs, raw, log)
                     errors = driver.errors()
                     if errors:
                         raise SystemExit("the page reported errors: " + "; ".join(errors))

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark the Monte Carlo battles: CPython against the browser, one worker and several.
 
-    .venv/bin/python bench/simulation.py [--runs N] [--trials N] [--workers 1,2] [--out bench/simulation.json]
+    .venv/bin/python bench/simulation.py [--runs N] [--trials N] [--workers 1,2] [--precision 1]
+                                         [--only-big | --only-precision] [--out bench/simulation.json]
 
 For each stochastic battle system (Advanced Tactics Gold, 40 individuals a
 side on land; the card game, its default battle of 12 units a side with
@@ -30,7 +31,15 @@ every kind of round), one run of this script:
    is kept apart for the first trial (the one the page's own engine times
    while no extra worker is live yet) and for the rest of the run (issue 20:
    p95 under 20 ms);
-5. prints a table with the targets of issues 13-15 and 20 and writes every
+5. runs AT Gold 40 against 40 until its headline is within ±1 % (``--precision``;
+   the page's "until within ±X %" mode, engine/precision.py) in Chromium with
+   the pool fixed at two workers, warmed up and the extra worker up as in 3:
+   from setting the precision box (which chooses that mode and starts the
+   run, as a reader's typing does) to the run's end, and the trial count it
+   stopped at (issue 22: within 15 s). The count and the estimate's digest
+   must equal CPython's ``precision.run`` for (inputs, seed 1, target), whose
+   time on one core is printed beside it;
+6. prints a table with the targets of issues 13-15, 20 and 22 and writes every
    sample to JSON.
 
 The demo estimator the tests use lives in the test fixtures, not in the
@@ -57,7 +66,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import benchmark  # noqa: E402
-from engine import api, widgets  # noqa: E402
+from engine import api, precision, widgets  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,13 @@ SCENARIOS = (
              {}, "sgs-panic", 5_000),
 )
 
-TARGETS = {"browser_ratio": 0.5, "first_ms": 1000.0, "recompute_p95_ms": 20.0}
+TARGETS = {"browser_ratio": 0.5, "first_ms": 1000.0, "recompute_p95_ms": 20.0, "precision_ms": 15_000.0}
+
+PRECISION = "1"
+"""The target of the run to a precision of SCENARIOS[0] (issue 22: ±1 % of AT Gold 40 v 40 within 15 s)."""
+PRECISION_WORKERS = 2
+"""The pool it is measured with (issue 22: on two workers)."""
+PRECISION_TIMEOUT_MS = 600_000
 
 BIG_ROWS = [{"type": "Infantry", "count": 100}] * 8 + [{"type": "Tank", "count": 100}] * 8
 BIG = Scenario("atg", "Advanced Tactics Gold, the largest battle (16 rows of 100 a side)", "atg/interception.html",
@@ -125,10 +140,10 @@ BIG_JS = """({ sim, calc, controlSelector, values, samples, pauseMs }) => {
 }"""
 
 RUN_JS = """
-async ({ sim, calc, controlSelector, values, trials, timeoutMs, pauseMs }) => {
+async ({ sim, calc, controlSelector, values, trials, timeoutMs, pauseMs, box = "input.sim-trials", value = null }) => {
   const root = document.querySelector(sim);
   const result = root.querySelector(".sim-result");
-  const trialsInput = root.querySelector("input.sim-trials");
+  const trialsInput = root.querySelector(box);
   const calcSection = calc ? document.getElementById(calc) : null;
   const control = controlSelector ? document.querySelector(controlSelector) : null;
   let first = null;
@@ -146,7 +161,9 @@ async ({ sim, calc, controlSelector, values, trials, timeoutMs, pauseMs }) => {
   });
   let started = false;
   t0 = performance.now();
-  trialsInput.value = String(trials);
+  trialsInput.value = String(value ?? trials);
+  // typing in the box chooses its kind of run (a number of trials, or a precision); a change runs it
+  trialsInput.dispatchEvent(new Event("input", { bubbles: true }));
   trialsInput.dispatchEvent(new Event("change", { bubbles: true }));
   // started once the page says so (the run is replaced by nothing else here)
   await new Promise((resolve) => {
@@ -171,8 +188,8 @@ async ({ sim, calc, controlSelector, values, trials, timeoutMs, pauseMs }) => {
   }
   const end = await endAt;
   return { ms: end - t0, first_ms: first, state: root.dataset.state, digest: result.dataset.digest ?? null,
-           html: result.innerHTML, recompute_ms: samples,
-           workers: (window.rulesExplorer?.pool?.size ?? 1) };
+           html: result.innerHTML, recompute_ms: samples, trials_done: root.dataset.trialsDone ?? null,
+           run_workers: root.dataset.workers ?? null, workers: (window.rulesExplorer?.pool?.size ?? 1) };
 }
 """
 
@@ -216,27 +233,81 @@ def calculator_change(out: Path, s: Scenario) -> tuple[str, list[str]] | tuple[N
     return None, []
 
 
+def warm_page(ctx: Any, origin: str, link: str, s: Scenario, warmup: int, args: dict[str, Any]) -> Any:
+    """The battle's page, live, after a warm-up run of `warmup` battles, with every extra worker up."""
+    page = ctx.new_page()
+    page.goto(origin + link, wait_until="commit")
+    benchmark.wait_widgets_live(page, "/" + s.page)
+    benchmark.wait_engine_warm(page)
+    page.evaluate(RUN_JS, {**args, "trials": warmup, "calc": None})  # warms the code up
+    # Extra workers start once a run goes on for half a second; here they
+    # start now, and the measured run begins once they are up.
+    page.evaluate("() => window.rulesExplorer.pool.startHelpers()")
+    page.wait_for_function("() => (window.rulesExplorer.pool.helpers ?? []).every((h) => h.state !== 'loading')")
+    return page
+
+
 def browser_run(ctx: Any, origin: str, link: str, s: Scenario, control: str | None, values: list[str],
                 trials: int, warmup: int) -> dict[str, Any]:
-    page = ctx.new_page()
+    sim = f"#{s.instance} .widget-sim"
+    args = {"sim": sim, "calc": s.calculator, "controlSelector": control, "values": values,
+            "timeoutMs": benchmark.TIMEOUT_MS, "pauseMs": 30}
+    page = warm_page(ctx, origin, link, s, warmup, args)
     try:
-        page.goto(origin + link, wait_until="commit")
-        benchmark.wait_widgets_live(page, "/" + s.page)
-        benchmark.wait_engine_warm(page)
-        sim = f"#{s.instance} .widget-sim"
-        args = {"sim": sim, "calc": s.calculator, "controlSelector": control, "values": values,
-                "timeoutMs": benchmark.TIMEOUT_MS, "pauseMs": 30}
-        page.evaluate(RUN_JS, {**args, "trials": warmup, "calc": None})  # warms the code up
-        # Extra workers start once a run goes on for half a second; here they
-        # start now, and the measured run begins once they are up.
-        page.evaluate("() => window.rulesExplorer.pool.startHelpers()")
-        page.wait_for_function("() => (window.rulesExplorer.pool.helpers ?? []).every((h) => h.state !== 'loading')")
         alone = page.evaluate(RUN_JS, {**args, "trials": trials, "calc": None})
         busy = page.evaluate(RUN_JS, {**args, "trials": trials})
         return {**alone, "busy_ms": busy["ms"], "busy_state": busy["state"], "busy_digest": busy["digest"],
                 "recompute_ms": busy["recompute_ms"]}
     finally:
         page.close()
+
+
+def precision_run(ctx: Any, origin: str, link: str, s: Scenario, target: str, warmup: int) -> dict[str, Any]:
+    """A run until the headline is within ±target %, started by setting the precision box as a reader does."""
+    args = {"sim": f"#{s.instance} .widget-sim", "calc": None, "controlSelector": None, "values": [],
+            "timeoutMs": PRECISION_TIMEOUT_MS, "pauseMs": 30}
+    page = warm_page(ctx, origin, link, s, warmup, args)
+    try:
+        got = page.evaluate(RUN_JS, {**args, "trials": None, "box": "input.sim-precision", "value": target})
+        got["progress"] = page.evaluate("(s) => document.querySelector(s + ' .sim-progress-text').textContent",
+                                        args["sim"])
+        return got
+    finally:
+        page.close()
+
+
+def measure_precision(browser: Any, out: Path, origin: str, runs: int, target: str, warmup: int,
+                      started: float) -> dict[str, Any]:
+    """SCENARIOS[0] run to ±target % on PRECISION_WORKERS workers, against CPython's precision.run."""
+    s = SCENARIOS[0]
+    w = widgets.get(f"{s.system}.battle")
+    values = w.validate(s.inputs)
+    link = link_for(out, s, w, values)
+    entry: dict[str, Any] = {"label": s.label, "link": link, "target": target, "workers": PRECISION_WORKERS,
+                             "cpython": [], "browser": []}
+    for run in range(runs):
+        t0 = time.perf_counter()
+        tally, state = precision.run(w.id, values, 1, target)
+        cp = {"seconds": time.perf_counter() - t0, "trials": state["trials"], "met": state["met"],
+              "sentence": state["sentence"], "digest": api.html_digest(w.render_tally(tally, values))}
+        entry["cpython"].append(cp)
+        ctx = browser.new_context()
+        ctx.add_init_script(f"globalThis.rulesExplorerWorkers = {PRECISION_WORKERS};")
+        ctx.set_default_timeout(benchmark.TIMEOUT_MS)
+        try:
+            b = precision_run(ctx, origin, link, s, target, warmup)
+        finally:
+            ctx.close()
+        b.pop("html")
+        trials = int(b["trials_done"]) if (b["trials_done"] or "").isdigit() else None
+        if b["state"] != "done" or trials != cp["trials"] or b["digest"] != cp["digest"]:
+            raise SystemExit(f"{s.system}, run to ±{target} %: ended {b['state']} at {b['trials_done']} trials with "
+                             f"digest {b['digest']}; CPython stops at {cp['trials']} with {cp['digest']}")
+        entry["browser"].append(b)
+        print(f"[{time.monotonic() - started:4.0f} s] {s.system} run to ±{target} %, run {run + 1}: browser x"
+              f"{PRECISION_WORKERS} {b['ms'] / 1000:.2f} s, CPython {cp['seconds']:.2f} s, stopped at {trials} "
+              f"trials ({b['run_workers']} worker(s) in the last stage): {cp['sentence']}", flush=True)
+    return entry
 
 
 def big_battle(driver: Any, origin: str, link: str, control: str, values: list[str], samples: int) -> dict[str, Any]:
@@ -266,9 +337,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="browsers for the largest battle, comma-separated, or 'none' (default chromium,firefox)")
     parser.add_argument("--big-samples", type=int, default=60, help="calculator changes during the big run (default 60)")
     parser.add_argument("--only-big", action="store_true", help="measure only the largest battle")
+    parser.add_argument("--precision", default=PRECISION,
+                        help="target in %% of the run of AT Gold 40 v 40 to a precision, or 'none' (default 1)")
+    parser.add_argument("--only-precision", action="store_true", help="measure only the run to a precision")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "simulation.json", help="JSON results file")
     args = parser.parse_args(argv)
     sizes = [int(x) for x in args.workers.split(",")]
+    if args.only_big and args.only_precision:
+        parser.error("--only-big and --only-precision exclude each other")
+    if args.only_precision and args.precision == "none":
+        parser.error("--only-precision needs a --precision")
     from playwright.sync_api import sync_playwright
 
     started = time.monotonic()
@@ -278,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
             browser = pw.chromium.launch(executable_path=benchmark.CHROMIUM, args=benchmark.CHROMIUM_ARGS,
                                          headless=True)
             try:
-                for s in ([] if args.only_big else SCENARIOS):
+                for s in ([] if args.only_big or args.only_precision else SCENARIOS):
                     w = widgets.get(f"{s.system}.battle")
                     values = w.validate(s.inputs)
                     link = link_for(out, s, w, values)
@@ -308,7 +386,10 @@ def main(argv: list[str] | None = None) -> int:
                                   f"{cp['rate']:.0f}/s, browser x{k} {b['rate']:.0f}/s, first "
                                   f"{b['first_ms']:.0f} ms, recompute p95 "
                                   f"{benchmark.percentile(b['recompute_ms'], 95) or 0:.1f} ms", flush=True)
-                big_browsers = [] if args.big == "none" else args.big.split(",")
+                if args.precision != "none" and not args.only_big:
+                    raw["precision"] = measure_precision(browser, out, server.origin, args.runs, args.precision,
+                                                         args.warmup, started)
+                big_browsers = [] if args.big == "none" or args.only_precision else args.big.split(",")
                 if big_browsers:
                     raw["big"] = measure_big(browser, big_browsers, out, server.origin, args.runs, args.big_samples,
                                              started)
@@ -320,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "machine": benchmark.machine(benchmark.chromium_version()), "git": benchmark.git_state(),
               "settings": {"runs": args.runs, "trials": args.trials, "warmup": args.warmup, "workers": sizes,
-                           "targets": TARGETS}, "figures": rows, "raw": raw, "wall_s": time.monotonic() - started}
+                           "precision": args.precision, "targets": TARGETS}, "figures": rows, "raw": raw, "wall_s": time.monotonic() - started}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1), encoding="utf-8")
     print(f"\nwrote {args.out} ({result['wall_s']:.0f} s in all)")
@@ -367,10 +448,23 @@ def summarise(raw: dict[str, Any], sizes: list[int], trials: int) -> list[dict[s
             {"figure": f"largest ATG battle, {name}: changes during the first trial, longest wait",
              "value": f"{len(first)}, {max(first):.0f} ms" if first else "0", "target": ""},
         ]
+    if "precision" in raw:
+        p = raw["precision"]
+        ms = benchmark.median([r["ms"] for r in p["browser"]])
+        trials = p["cpython"][0]["trials"]
+        met = "met" if p["cpython"][0]["met"] else "not met, the run's cap"
+        rows += [
+            {"figure": f"atg: run to ±{p['target']} % in the browser, {p['workers']} workers: complete",
+             "value": f"{ms / 1000:.2f} s ({trials:,} trials)",
+             "target": f"< {TARGETS['precision_ms'] / 1000:.0f} s: {'met' if ms < TARGETS['precision_ms'] else 'not met'}"},
+            {"figure": f"atg: run to ±{p['target']} % in CPython, one core (for reference)",
+             "value": f"{benchmark.median([r['seconds'] for r in p['cpython']]):.2f} s",
+             "target": f"±{p['target']} % {met} at {trials:,} trials"},
+        ]
     for system, entry in raw.items():
-        if system == "big":
+        s = next((x for x in SCENARIOS if x.system == system), None)
+        if s is None:  # the largest battle, the run to a precision
             continue
-        s = next(x for x in SCENARIOS if x.system == system)
         cp = benchmark.median([r["rate"] for r in entry["cpython"]])
         rows.append({"figure": f"{system}: CPython battles/s (one core)", "value": f"{cp:.0f}", "target": ""})
         for k in sizes:
