@@ -25,6 +25,8 @@ operations do, and the ranking is there from the first call.
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from html import escape
@@ -101,6 +103,28 @@ def _variants(w: widgets.Widget, values: dict[str, Any]) -> tuple[list[dict[str,
     return settings, out
 
 
+_last_prepared: list[tuple[Any, ...]] = []
+"""The last inputs' readings: (widget id, inputs as text, values, settings, variants, every state as data)."""
+
+
+def _prepared(w: widgets.Widget, inputs: Mapping[str, Any] | None) -> tuple[Any, ...]:
+    """The validated inputs, the settings read otherwise and every variant's inputs (also as data), kept for
+    the next request with the same inputs: a battle's reading in the browser comes in many short calls, and
+    building a hundred variants took most of each."""
+    try:
+        text = json.dumps(inputs, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):  # not JSON data (a caller in Python): nothing to keep
+        text = None
+    if text is not None and _last_prepared and _last_prepared[0][:2] == (w.id, text):
+        return _last_prepared[0][2:]
+    values = w.validate(inputs)
+    settings, variants = _variants(w, values)
+    data = [jsonable(s) for s in [values] + [v for _, _, v in variants]]
+    if text is not None:
+        _last_prepared[:] = [(w.id, text, values, settings, variants, data)]
+    return values, settings, variants, data
+
+
 def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str | None = None, seed: int = 1,
                 trials: int | None = None, first: int = 0, count: int | None = None, tally: Any = None,
                 chunk: int = 0, mapper: Mapper = serial, render: bool = False) -> dict[str, Any]:
@@ -115,8 +139,7 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
     if figure is not None and figure not in by:
         raise InputError("figure", f"{figure!r} is not a figure of {w.id}", ", ".join(by))
     head = by[figure] if figure is not None else figs[0]
-    values = w.validate(inputs)
-    settings, variants = _variants(w, values)
+    values, settings, variants, data = _prepared(w, inputs)
     out: dict[str, Any] = {"widget": w.id, "kind": "estimate" if w.trial else "exact", "figure": head.describe(),
                            "variants": len(variants),
                            "rule": "each other choice; yes for no and no for yes; a number at half and one and a "
@@ -145,7 +168,7 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
         if t is not None and t.key != _key(w, states, seed, "common"):
             raise InputError("tally", "the tally belongs to other inputs, another seed or another widget; "
                              "start again without one")
-        jobs = [(0, [jsonable(s) for s in states], s0, n) for s0, n in _chunks(first, count, chunk or count)]
+        jobs = [(0, data, s0, n) for s0, n in _chunks(first, count, chunk or count)]
         t = _run_jobs(w, jobs, seed, "common", mapper, [t])[0]
         assert t is not None
         base = _estimate(t, f"0.{head.name}", head)
