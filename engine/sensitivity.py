@@ -108,13 +108,15 @@ _last_prepared: list[tuple[Any, ...]] = []
 
 
 def _prepared(w: widgets.Widget, inputs: Mapping[str, Any] | None) -> tuple[Any, ...]:
-    """The validated inputs, the settings read otherwise and every variant's inputs (also as data), kept for
-    the next request with the same inputs: a battle's reading in the browser comes in many short calls, and
-    building a hundred variants took most of each."""
-    try:
-        text = json.dumps(inputs, sort_keys=True, separators=(",", ":"))
-    except (TypeError, ValueError):  # not JSON data (a caller in Python): nothing to keep
-        text = None
+    """The validated inputs, the settings read otherwise and every variant's inputs (also as data); a battle's
+    are kept for the next request with the same inputs: its reading in the browser comes in many short calls,
+    and building a hundred variants took most of each."""
+    text = None  # a calculator answers in one call: nothing to keep (and the memory snapshot keeps no readings)
+    if w.trial is not None:
+        try:
+            text = json.dumps(inputs, sort_keys=True, separators=(",", ":"))
+        except (TypeError, ValueError):  # not JSON data (a caller in Python): nothing to keep
+            pass
     if text is not None and _last_prepared and _last_prepared[0][:2] == (w.id, text):
         return _last_prepared[0][2:]
     values = w.validate(inputs)

@@ -333,7 +333,7 @@ class Widget:
 
 _BASE_CACHE: dict[str, dict[str, dict[str, Any]]] = {}
 _RUN_CACHE: dict[str, dict[str, tuple[dict[str, Any], Callable[[int], str]]]] = {}
-_RUN_CACHE_SIZE = 256
+_RUN_CACHE_SIZE = 4
 """Distinct inputs whose validation Monte Carlo chunks share, per widget (a page runs one or two at a time)."""
 _BASE_CACHE_SIZE = 32
 
