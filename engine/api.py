@@ -120,7 +120,8 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     total = _whole(message.get("trials", w.trials), "trials", 1, MAX_TRIAL_INDEX, "a number of trials")
     if first + count > MAX_TRIAL_INDEX:
         raise InputError("count", f"trials past {MAX_TRIAL_INDEX} are not run", f"first + count up to {MAX_TRIAL_INDEX}")
-    tally = _tally_sent(message.get("tally"))
+    raw = message.get("tally")
+    tally = None if raw is None else Tally.from_json(raw)
     values, key = w.run_inputs(message.get("inputs"))
     probe = message.get("probe") is True
     if probe and count != 1:
@@ -135,31 +136,9 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(exc, InputError):
             raise
         raise InputError("first", f"{exc}; each trial is counted once", "trials not yet in the tally") from None
-    answer: dict[str, Any] = {"tally": _tally_answered(tally), "trials": tally.trials, "next": first + count,
+    answer: dict[str, Any] = {"tally": tally.to_json(), "trials": tally.trials, "next": first + count,
                               "done": tally.trials >= total}
     return _rendered(w, tally, values, goal, message, answer)
-
-
-_answered: list[tuple[Any, Tally]] = []
-"""The tally the last ``estimate`` answered with, as JSON data and as read: the next chunk of a run sends it back."""
-
-
-def _tally_answered(tally: Tally) -> dict[str, Any]:
-    data = tally.to_json()
-    _answered[:] = [(data, tally)]
-    return data
-
-
-def _tally_sent(raw: Any) -> Tally | None:
-    """The tally a chunk sends (None: the run's first). A run's next chunk sends back what the last answered:
-    equal data is that tally, so it is not read again (in the browser, reading it cost a fifth of a battle of
-    40 against 40). Anything else is read and checked as usual. A tally is never changed in place
-    (:func:`engine.montecarlo.run_chunk` adds to a copy), so the one kept stays as it was answered."""
-    if raw is None:
-        return None
-    if _answered and raw == _answered[0][0]:
-        return _answered[0][1]
-    return Tally.from_json(raw)
 
 
 def _precision(w: widgets.Widget, message: Mapping[str, Any]) -> Fraction | None:
