@@ -275,6 +275,24 @@ def test_a_runtime_that_holds_other_pages_is_not_restored_into(page, site_url, b
     assert_widgets_match_cpython(page, SG_PAGE)
 
 
+def test_a_snapshot_larger_than_the_fresh_runtimes_memory_is_restored(guarded_page, site_url, built_site):
+    """Pyodide's WebAssembly makes its own memory, so a restoring runtime has what
+    its start grew to, whatever size Pyodide asks for. A snapshot taken after
+    Python's heap grew further (a larger warm-up, another machine's build) is
+    restored all the same: the memory grows to fit it first. Here the built
+    snapshot's memory gains 64 MB of zero pages at its top."""
+    page = guarded_page
+    sparse = bytearray(gzip.decompress((built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()))
+    length, = struct.unpack_from("<I", sparse, 8)
+    struct.pack_into("<I", sparse, 8, length + 1024 * PAGE)
+    grown = gzip.compress(bytes(sparse), 1)
+    page.route("**/pyodide/" + build.SNAPSHOT_NAME, lambda route: route.fulfill(body=grown))
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == "snapshot", page.text_content(f"#{SG} .engine-status")
+    assert_widgets_match_cpython(page, SG_PAGE)
+
+
 # Starting Pyodide while the snapshot downloads -------------------------------------
 
 def test_pages_carry_the_snapshots_size(built_site):

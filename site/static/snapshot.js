@@ -44,10 +44,10 @@ export function reason(err) {
 }
 
 // The snapshot a file holds, plain or sparse: `length` is the plain snapshot's
-// length, which Pyodide sizes its memory by, and `restoreInto(module)` makes a
-// freshly created Pyodide module restore this snapshot when Pyodide next asks
-// for its restore (module.API.restoreSnapshot, for one use: afterwards neither
-// the module nor the hook holds the bytes).
+// length, which Pyodide asks its memory to be (fitMemory makes sure it is),
+// and `restoreInto(module)` makes a freshly created Pyodide module restore this
+// snapshot when Pyodide next asks for its restore (module.API.restoreSnapshot,
+// for one use: afterwards neither the module nor the hook holds the bytes).
 export function readSnapshot(bytes) {
   const words = bytes.length >= SPARSE_FIXED ? new DataView(bytes.buffer, bytes.byteOffset, SPARSE_FIXED) : null;
   const magic = words && words.getUint32(0, true);
@@ -71,8 +71,25 @@ function denseSnapshot(bytes) {
   return {
     length: bytes.length,
     // Pyodide's own restore: it checks the header and copies the memory image.
-    restore: (module, pyodideRestore) => pyodideRestore(bytes),
+    restore: (module, pyodideRestore) => {
+      const header = new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(4, true);
+      fitMemory(module, bytes.length - header);
+      return pyodideRestore(bytes);
+    },
   };
+}
+
+// The runtime's memory, grown to hold a memory image of `image` bytes first.
+// Pyodide sizes a restoring runtime's memory by the snapshot (INITIAL_MEMORY),
+// but its WebAssembly makes its own memory, so the setting has no effect: the
+// fresh runtime has what its start grew to, which is less than the snapshot's
+// whenever the snapshot was taken after Python's heap grew further (a larger
+// warm-up, another machine). Pyodide's own restore then fails to copy.
+function fitMemory(module, image) {
+  if (module.HEAPU8.length < image && !module.growMemory(image)) {
+    throw new Error(`the snapshot does not fit Pyodide's memory (${image} bytes could not be had)`);
+  }
+  return module.HEAPU8;
 }
 
 function sparseSnapshot(bytes) {
@@ -119,8 +136,7 @@ function sparseSnapshot(bytes) {
     // WebAssembly made it, all zero. tools/make_snapshot.mjs checks, byte for
     // byte, that this restores the same memory as Pyodide's own restore.
     restore(module, pyodideRestore) {
-      const heap = module.HEAPU8;
-      if (heap.length < image) throw new Error("the snapshot does not fit Pyodide's memory");
+      const heap = fitMemory(module, image);
       heldPages.forEach((k, i) => {
         if (pageSum(heap, k * pageSize, pageSize) !== heldSums[i]) {
           throw new Error(`the snapshot does not fit this runtime: its memory page ${k} differs`);
