@@ -36,7 +36,7 @@ from . import present
 from .schema import InputError, fraction_text
 
 __all__ = ["TRIAL_SEED_DOMAIN", "trial_seed", "trial_rng", "Tally", "Interval", "wilson", "z_score", "run_chunk",
-           "Trial", "probing", "is_probing", "TrialTooSlow", "outcome_table", "means_list", "histogram", "MAX_TALLY_ENTRIES", "DEFAULT_CONFIDENCE"]
+           "Trial", "probing", "is_probing", "TrialTooSlow", "outcome_table", "mean_text", "means_list", "histogram", "MAX_TALLY_ENTRIES", "DEFAULT_CONFIDENCE"]
 
 TRIAL_SEED_DOMAIN: Final = b"rules-explorer/trial-seed/v1"
 """Prefix of the hashed text that seeds one trial; changing it changes every estimate."""
@@ -490,18 +490,30 @@ def _g(x: float) -> str:
     return f"{x:.3g}" if abs(x) < 999.5 else f"{x:,.0f}"
 
 
-def means_list(tally: Tally, names: Iterable[tuple[str, str]]) -> str:
-    """Figures: mean ± the half-width of its confidence interval, and the standard deviation.
+def mean_text(s: Sums, confidence: Fraction = DEFAULT_CONFIDENCE) -> str:
+    """A mean for reading: ± the half-width of its confidence interval, and the standard deviation.
 
-    ``names`` pairs a quantity's name with its label.
+    The interval is the normal one, from the spread the trials show. Where they
+    show none (one trial, or every trial the same) it would read "± 0", a
+    certainty no run of trials gives: the text then says what was seen instead.
+
+    >>> mean_text(Sums(4, 10, 30)), mean_text(Sums(14, 0, 0)), mean_text(Sums(1, 5, 25)), mean_text(Sums(0, 0, 0))
+    ('2.5 ± 1.27 (sd 1.29)', '0 in every one of the 14 trials (no spread seen yet)', '5 (one trial: no spread yet)', 'no trials yet')
     """
-    z = z_score(tally.confidence)
-    items = []
-    for name, label in names:
-        s = tally.quantity(name)
-        half = z * s.sd / math.sqrt(s.n) if s.n else 0.0
-        items.append({"label": label, "value": f"{_g(float(s.mean))} ± {_g(half)} (sd {_g(s.sd)})"})
-    return present.figures(items)
+    if not s.n:
+        return "no trials yet"
+    if s.n == 1:
+        return f"{_g(float(s.mean))} (one trial: no spread yet)"
+    if not s.variance:
+        return f"{_g(float(s.mean))} in every one of the {s.n:,} trials (no spread seen yet)"
+    half = z_score(confidence) * s.sd / math.sqrt(s.n)
+    return f"{_g(float(s.mean))} ± {_g(half)} (sd {_g(s.sd)})"
+
+
+def means_list(tally: Tally, names: Iterable[tuple[str, str]]) -> str:
+    """Figures: each quantity's :func:`mean_text`. ``names`` pairs a quantity's name with its label."""
+    return present.figures([{"label": label, "value": mean_text(tally.quantity(name), tally.confidence)}
+                            for name, label in names])
 
 
 def histogram(tally: Tally, name: str, caption: str, label: str = "Value") -> str:

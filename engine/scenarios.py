@@ -298,15 +298,35 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
 
 
 def _estimate(t: Tally, name: str, f: Figure) -> dict[str, Any] | None:
+    """A figure's estimate from its sums in ``t`` (``0.name``, ``1.name``, …, or a paired difference
+    ``d.name`` / ``d3.name``), with its interval.
+
+    A probability's is Wilson's. A mean's is the normal one from the spread the
+    trials show, except where they show none: that interval would be a single
+    point, a certainty no run of trials gives. A difference of probabilities that
+    was zero in every trial (A and B ended alike each time) gets the bound that
+    holds for it: each trial's difference is -1, 0 or 1, so the mean's size is at
+    most the share of trials in which A and B differ, none of ``n`` so far, whose
+    upper bound is Wilson's for 0 of ``n``. Any other figure without spread keeps
+    its value as both ends and says so (``"spread": "none"``), and reads "in
+    every one of the n trials", not as an interval.
+    """
     s = t.sums.get(name)
     if s is None or not s.n:
         return None
-    if f.probability and not name.split(".", 1)[0].startswith("d") and Fraction(s.total).denominator == 1:
+    difference = name.split(".", 1)[0].startswith("d")
+    flat = s.variance == 0
+    if f.probability and not difference and Fraction(s.total).denominator == 1:
         iv = wilson(int(s.total), s.n, t.confidence)
+    elif f.probability and difference and flat and s.total == 0:
+        bound = wilson(0, s.n, t.confidence).high
+        iv = Interval(0.0, -bound, bound)
     else:
         half = z_score(t.confidence) * s.sd / math.sqrt(s.n)
         m = float(s.mean)
         iv = Interval(m, m - half, m + half)
+        if flat:
+            return {**_value_json(s.mean, iv, s.n), "spread": "none"}  # type: ignore[dict-item]
     return _value_json(s.mean, iv, s.n)
 
 
@@ -392,19 +412,22 @@ def _shown_value(v: dict[str, Any] | None, unit: str, signed: bool = False) -> s
     if v is None:
         return "—"
     x = v["float"]
+    flat = f" in every one of the {v['trials']:,} trials" if v.get("spread") == "none" else ""
     if unit == "probability":
         text = f"{x * 100:+.2f} points" if signed else f"{x * 100:.2f}%"
-        if "low" in v:
+        if flat:
+            text += flat
+        elif "low" in v:
             text += f" ({v['low'] * 100:.1f} to {v['high'] * 100:.1f})"
         elif v["exact"] not in ("0", "1") and not signed:
             text = f"{v['exact']} ({text})"
         return text
     text = f"{x:+.3g}" if signed else f"{x:.3g}"
-    if "low" in v:
+    if "low" in v and not flat:
         text += f" ({v['low']:.3g} to {v['high']:.3g})"
-    elif Fraction(v["exact"]).denominator != 1:
+    elif "low" not in v and Fraction(v["exact"]).denominator != 1:
         text = f"{v['exact']} ({text})"
-    return text + (f" {unit}" if unit and unit != "probability" else "")
+    return text + (f" {unit}" if unit and unit != "probability" else "") + flat
 
 
 def compare_html(answer: Mapping[str, Any]) -> str:

@@ -308,3 +308,14 @@ def test_a_histogram_shows_each_share_with_its_interval_and_groups_thousands():
     iv = montecarlo.wilson(1234, 2000)
     assert f"<td class=\"num\">1,234</td>" in html and f"{iv.low * 100:.1f}% to {iv.high * 100:.1f}%" in html
     assert html.count('class="bar ci"') == 3                       # a whisker for every value, 4 (none seen) too
+
+
+def test_a_mean_with_no_spread_seen_claims_no_interval():
+    """A normal interval from trials that show no spread would read "± 0": certainty no run gives."""
+    same = run_chunk(lambda inputs, rng, tally: tally.measure("lost", 0), {}, 1, 0, 14)
+    html = montecarlo.means_list(same, [("lost", "Units lost")])
+    assert "± 0" not in html and "0 in every one of the 14 trials (no spread seen yet)" in html
+    one = run_chunk(mixed_trial, {}, 3, 0, 1)
+    assert "(one trial: no spread yet)" in montecarlo.means_list(one, [("pips", "Pips")])
+    spread = montecarlo.means_list(REFERENCE, [("pips", "Pips")])
+    assert " ± " in spread and "(sd " in spread

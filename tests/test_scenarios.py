@@ -423,3 +423,22 @@ def test_engine_does_not_import_dask():
             "print(any(m.split('.')[0] in ('dask', 'distributed') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_difference_no_trial_showed_is_bounded_not_certain():
+    """A compared with itself: every paired difference is zero. A probability's difference then gets the bound
+    that holds (no trial of n differed: its size is at most Wilson's upper bound for 0 of n), not "0.0 to 0.0";
+    a mean that no trial moved reads "in every one of the n trials" instead of a one-point interval."""
+    w = widgets.get("sgs.battle")
+    same = ask({"op": "compare", "widget": w.id, "pinned": {}, "inputs": {}, "trials": 30, "seed": 4, "render": True})
+    bound = montecarlo.wilson(0, 30, w.confidence).high
+    for r in same["figures"]:
+        d = r["diff"]
+        assert d["float"] == 0 and d["trials"] == 30
+        if r["unit"] == "probability":
+            assert (d["low"], d["high"]) == (-bound, bound) and "spread" not in d
+        else:
+            assert d["spread"] == "none"
+    html = same["html"]
+    assert f"+0.00 points (-{bound * 100:.1f} to {bound * 100:.1f})" in html and "(0.0 to 0.0)" not in html
+    assert "+0 strength points in every one of the 30 trials" in html
