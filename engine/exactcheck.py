@@ -44,13 +44,18 @@ from . import present
 from .montecarlo import Tally, wilson
 from .schema import fraction_text
 
-__all__ = ["VARIABLE", "STAGE_ENDS", "stage", "record", "points", "check_html"]
+__all__ = ["VARIABLE", "STAGE_ENDS", "CHART_POINTS", "stage", "record", "points", "check_html"]
 
 VARIABLE: Final = "exact check"
 """The tally variable a check's records go in."""
 
 STAGE_ENDS: Final = tuple(m * 10**e for e in range(2, 19) for m in (1, 2, 5))
 """The fixed trial counts a check is shown at: 100, 200, 500, 1,000, 2,000, … (up past any run's size)."""
+
+CHART_POINTS: Final = 5
+"""Points a check needs for its chart (a run of more than 1,000 trials); fewer are shown in its table alone.
+A page's estimates are pre-rendered for runs of 1,000, four points that the table shows well, and a chart
+for each would take two battle widgets' page past its first-paint budget (``build.PAGE_BUDGET``)."""
 
 Exact = Callable[[str], Fraction]
 """The exact value of a check's part in a stratum."""
@@ -119,8 +124,8 @@ def _exact_text(x: Fraction) -> str:
 
 
 def check_html(tally: Tally, part: str, exact: Exact, *, what: str = "trials", averaged: str = "") -> str:
-    """The check under an estimate: one sentence, a chart of the estimate closing in on the exact value, and the
-    chart's data as a table; empty when the tally holds no records.
+    """The check under an estimate: one sentence, a chart of the estimate closing in on the exact value (from
+    :data:`CHART_POINTS` points), and its data as a table; empty when the tally holds no records.
 
     ``part`` says what was checked; ``averaged``, when the exact value depends on the stratum, says what it
     averages (each point's exact value is then that of its own trials).
@@ -143,14 +148,14 @@ def check_html(tally: Tally, part: str, exact: Exact, *, what: str = "trials", a
     rows = "".join(f'<tr><th scope="row">{p["at"]:,}</th><td class="num pct">{_pct(p["estimate"])}</td>'
                    f'<td class="num ci">{_pct(p["low"])} to {_pct(p["high"])}</td>'
                    f'<td class="num pct">{_pct(p["exact"])}</td></tr>' for p in pts)
-    caption = f"The run's estimate of this part as its {what} grew, against the exact value"
+    caption = f"The estimate as the {what} grew, against the exact value"
     table = (f'<div class="table-wrap" role="region" tabindex="0" aria-label="{present.esc(caption)}">'
              f'<table class="chart-data"><caption>{present.esc(caption)}</caption><thead><tr>'
              f'<th scope="col" class="num">{present.esc(what.capitalize())}</th>'
              f'<th scope="col" class="num">This run</th><th scope="col" class="num">{level}% interval</th>'
              f'<th scope="col" class="num">Exact</th></tr></thead><tbody>{rows}</tbody></table></div>')
     chart = ""
-    if len(pts) > 1:
+    if len(pts) >= CHART_POINTS:
         svg = chart_svg(f"{part[:1].upper()}{part[1:]}: the estimate and its interval by {what}, the exact value dashed",
                         list(range(len(pts))), labels,
                         [{"float": p["estimate"], "low": p["low"], "high": p["high"]} for p in pts],

@@ -277,7 +277,7 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
         for k, v in enumerate(vals):
             one = Tally("", w.confidence)
             one.ranges = ((i, i + 1),)
-            index = i + INDEPENDENT_OFFSET if (k == 1 and pairing == "independent") else i
+            index = one.at = i + INDEPENDENT_OFFSET if (k == 1 and pairing == "independent") else i
             w.trial(v, trial_rng(seed, index), one)
             row = {}
             for f in w.figures:

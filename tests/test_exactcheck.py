@@ -295,8 +295,20 @@ def test_the_check_line_says_when_the_interval_misses():
     assert "a coin lands heads — exact 50.0% (1/2); this run 90.0% (95% interval 86.1% to 92.9%), 300 tosses." \
         in html
     assert "misses the exact value, as a 95% interval does in about 1 in 20 runs" in html
-    assert html.count("<tr>") == 1 + 3 and "<svg" in html and 'class="reference"' in html
+    assert html.count("<tr>") == 1 + 3 and "<svg" not in html  # three points: the table alone
     assert exactcheck.check_html(Tally(), "x", lambda s: Fraction(0)) == ""
+
+
+def test_a_check_of_five_points_or_more_has_its_chart():
+    t = Tally()
+    t.ranges = ((0, 2000),)
+    t.counts[exactcheck.VARIABLE] = {f"{k} {o}": n // 2 for k, n in enumerate((100, 100, 300, 500, 1000))
+                                     for o in ("hit", "miss")}
+    html = exactcheck.check_html(t, "a coin lands heads", lambda s: Fraction(1, 2), what="tosses")
+    assert "this run 50.0% (95% interval 47.8% to 52.2%), 2,000 tosses. The interval covers the exact value." in html
+    assert html.count("<tr>") == 1 + 5 and html.count('<circle class="point"') == 5
+    assert '<polyline class="reference" points="56.0,122.0 ' in html  # one half, on a 0-100% axis
+    assert "<title>A coin lands heads: the estimate and its interval by tosses, the exact value dashed</title>" in html
 
 
 def test_a_chart_draws_its_reference_line():

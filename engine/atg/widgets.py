@@ -831,8 +831,7 @@ def battle_render_tally(tally: montecarlo.Tally, v: Mapping[str, Any]) -> str:
             + montecarlo.histogram(tally, "attacker.lost", "Individuals the attacker lost", "Lost")
             + montecarlo.histogram(tally, "defender.lost", "Individuals the defender lost", "Lost")
             + exactcheck.check_html(tally, "the battle's first attack hits", lambda s: first_attack_chance(s, v),
-                                    what="battles", averaged="the exact chance of each battle's first attack, "
-                                    "given the attack score and hit points it was made with, averaged"))
+                                    what="battles", averaged="each first attack's own chance, averaged"))
 
 
 def first_attack_chance(stratum: str, v: Mapping[str, Any]) -> Fraction:
