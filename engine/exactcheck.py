@@ -14,8 +14,9 @@ were split among workers, each trial's record is kept by its **stage**: the
 stages end at the fixed counts :data:`STAGE_ENDS` (100, 200, 500, 1,000, …), so
 trial ``i`` belongs to stage ``stage(i)`` whichever chunk ran it, and the
 share at an end is the sum of the stages before it. The counts live in the
-tally's categorical variable :data:`VARIABLE` (one outcome per trial, keyed by
-stage, hit or miss, and a stratum), which merges exactly like any other.
+tally's categorical variables :data:`VARIABLE` (the trials that recorded the
+part, by stage and stratum) and :data:`HITS` (those that saw it happen, by
+stage), which merge exactly like any other.
 
 A stratum holds the trials whose part has one exact value. The card game's
 part has one value for the inputs (stratum ``""``); the chance of AT Gold's
@@ -44,10 +45,14 @@ from . import present
 from .montecarlo import Tally, wilson
 from .schema import fraction_text
 
-__all__ = ["VARIABLE", "STAGE_ENDS", "CHART_POINTS", "stage", "record", "points", "check_html"]
+__all__ = ["VARIABLE", "HITS", "STAGE_ENDS", "CHART_POINTS", "stage", "record", "points", "check_html"]
 
 VARIABLE: Final = "exact check"
-"""The tally variable a check's records go in."""
+"""The tally variable counting the trials that recorded a check's part: outcome ``"<stage>"`` or
+``"<stage> <stratum>"``."""
+
+HITS: Final = "exact check hits"
+"""The tally variable counting the trials that saw the part happen: outcome ``"<stage>"``."""
 
 STAGE_ENDS: Final = tuple(m * 10**e for e in range(2, 19) for m in (1, 2, 5))
 """The fixed trial counts a check is shown at: 100, 200, 500, 1,000, 2,000, … (up past any run's size)."""
@@ -74,16 +79,18 @@ def record(tally: Tally, happened: bool, stratum: str = "") -> None:
     """The trial :func:`~engine.montecarlo.run_chunk` is running saw the part happen, or not."""
     if tally.at is None:
         raise ValueError("a check is recorded by a trial that run_chunk runs")
-    outcome = f"{stage(tally.at)} {'hit' if happened else 'miss'}"
-    tally.count(VARIABLE, f"{outcome} {stratum}" if stratum else outcome)
+    at = str(stage(tally.at))
+    tally.count(VARIABLE, f"{at} {stratum}" if stratum else at)
+    if happened:
+        tally.count(HITS, at)
 
 
-def _records(tally: Tally) -> list[tuple[int, bool, str, int]]:
-    """(stage, happened, stratum, trials) of every record in the tally."""
+def _records(tally: Tally) -> list[tuple[int, str, int]]:
+    """(stage, stratum, trials) of every record in the tally."""
     out = []
     for key, n in tally.counts.get(VARIABLE, {}).items():
-        head, outcome, *rest = key.split(" ", 2)
-        out.append((int(head), outcome == "hit", rest[0] if rest else "", n))
+        head, *rest = key.split(" ", 1)
+        out.append((int(head), rest[0] if rest else "", n))
     return out
 
 
@@ -94,7 +101,8 @@ def points(tally: Tally, exact: Exact) -> list[dict[str, Any]]:
     records = _records(tally)
     if not records:
         return []
-    values = {s: Fraction(exact(s)) for s in {r[2] for r in records}}
+    values = {s: Fraction(exact(s)) for s in {r[1] for r in records}}
+    hits = [(int(k), n) for k, n in tally.counts.get(HITS, {}).items()]
     prefix = tally.ranges[0][1] if tally.ranges and tally.ranges[0][0] == 0 else 0
     ends = [e for e in STAGE_ENDS if e <= prefix]
     if tally.trials not in ends:
@@ -103,13 +111,13 @@ def points(tally: Tally, exact: Exact) -> list[dict[str, Any]]:
     for e in ends:
         last = None if e == tally.trials else stage(e) - 1  # the last point: every trial the tally holds
         chosen = [r for r in records if last is None or r[0] <= last]
-        n = sum(r[3] for r in chosen)
-        hits = sum(r[3] for r in chosen if r[1])
+        n = sum(r[2] for r in chosen)
+        happened = sum(k for at, k in hits if last is None or at <= last)
         if not n:
             continue
-        iv = wilson(hits, n, tally.confidence)
-        out.append({"at": e, "trials": n, "successes": hits, "estimate": iv.estimate, "low": iv.low, "high": iv.high,
-                    "exact": sum((values[r[2]] * r[3] for r in chosen), Fraction(0)) / n})
+        iv = wilson(happened, n, tally.confidence)
+        out.append({"at": e, "trials": n, "successes": happened, "estimate": iv.estimate, "low": iv.low,
+                    "high": iv.high, "exact": sum((values[r[1]] * r[2] for r in chosen), Fraction(0)) / n})
     return out
 
 

@@ -290,7 +290,8 @@ def test_a_check_is_recorded_only_inside_a_run():
 def test_the_check_line_says_when_the_interval_misses():
     t = Tally()
     t.ranges = ((0, 300),)
-    t.counts[exactcheck.VARIABLE] = {"0 hit": 90, "0 miss": 10, "1 hit": 90, "1 miss": 10, "2 hit": 90, "2 miss": 10}
+    t.counts[exactcheck.VARIABLE] = {"0": 100, "1": 100, "2": 100}
+    t.counts[exactcheck.HITS] = {"0": 90, "1": 90, "2": 90}
     html = exactcheck.check_html(t, "a coin lands heads", lambda s: Fraction(1, 2), what="tosses")
     assert "a coin lands heads — exact 50.0% (1/2); this run 90.0% (95% interval 86.1% to 92.9%), 300 tosses." \
         in html
@@ -302,8 +303,8 @@ def test_the_check_line_says_when_the_interval_misses():
 def test_a_check_of_five_points_or_more_has_its_chart():
     t = Tally()
     t.ranges = ((0, 2000),)
-    t.counts[exactcheck.VARIABLE] = {f"{k} {o}": n // 2 for k, n in enumerate((100, 100, 300, 500, 1000))
-                                     for o in ("hit", "miss")}
+    t.counts[exactcheck.VARIABLE] = {str(k): n for k, n in enumerate((100, 100, 300, 500, 1000))}
+    t.counts[exactcheck.HITS] = {str(k): n // 2 for k, n in enumerate((100, 100, 300, 500, 1000))}
     html = exactcheck.check_html(t, "a coin lands heads", lambda s: Fraction(1, 2), what="tosses")
     assert "this run 50.0% (95% interval 47.8% to 52.2%), 2,000 tosses. The interval covers the exact value." in html
     assert html.count("<tr>") == 1 + 5 and html.count('<circle class="point"') == 5
