@@ -195,7 +195,7 @@ class Tally:
     confidence, and only over disjoint trials (``ranges``, half-open).
     """
 
-    __slots__ = ("key", "confidence", "ranges", "counts", "sums", "hists")
+    __slots__ = ("key", "confidence", "ranges", "counts", "sums", "hists", "at")
 
     def __init__(self, key: str = "", confidence: Fraction = DEFAULT_CONFIDENCE) -> None:
         self.key = key
@@ -204,6 +204,9 @@ class Tally:
         self.counts: dict[str, dict[str, int]] = {}
         self.sums: dict[str, Sums] = {}
         self.hists: dict[str, dict[int, int]] = {}
+        self.at: int | None = None
+        """The index of the trial :func:`run_chunk` is running into this tally (None outside a run): for what a
+        trial records by where it falls in the run (:func:`engine.exactcheck.record`). Not part of the tally."""
 
     # Recording, from a trial -----------------------------------------------------------------
 
@@ -424,7 +427,9 @@ def run_chunk(trial: Trial, inputs: Mapping[str, Any], seed: int, first: int, co
     ranges = out.covers(first, first + count) if count > 0 else out.ranges
     part = Tally(out.key, out.confidence)
     for i in range(first, first + count):
+        part.at = i
         trial(inputs, trial_rng(seed, i), part)
+    part.at = None
     out = out.merged(part) if count > 0 else out
     out.ranges = ranges
     return out

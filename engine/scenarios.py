@@ -277,7 +277,7 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
         for k, v in enumerate(vals):
             one = Tally("", w.confidence)
             one.ranges = ((i, i + 1),)
-            index = i + INDEPENDENT_OFFSET if (k == 1 and pairing == "independent") else i
+            index = one.at = i + INDEPENDENT_OFFSET if (k == 1 and pairing == "independent") else i
             w.trial(v, trial_rng(seed, index), one)
             row = {}
             for f in w.figures:
@@ -596,9 +596,11 @@ def _num(x: float) -> str:
 
 
 def chart_svg(title: str, xs: Sequence[Any], labels: Sequence[str], ys: Sequence[Mapping[str, Any] | None],
-              unit: str, x_label: str, threshold: Fraction | None = None) -> str:
+              unit: str, x_label: str, threshold: Fraction | None = None,
+              reference: Sequence[float] | None = None) -> str:
     """A line chart of one figure along an input: points, the interval band of estimates, axes with units, and
-    an optional threshold line. SVG with classes and presentation attributes only (no style attributes).
+    an optional threshold line, or a dashed ``reference`` line through a value at each point (an exact value
+    an estimate is checked against). SVG with classes and presentation attributes only (no style attributes).
 
     >>> svg = chart_svg("P by x", [1, 2], ["1", "2"], [{"exact": "1/2", "float": 0.5}, None], "probability", "x")
     >>> svg.startswith('<svg class="chart"'), "style=" in svg, svg.count('<circle')
@@ -622,6 +624,8 @@ def chart_svg(title: str, xs: Sequence[Any], labels: Sequence[str], ys: Sequence
     else:
         lows = [y.get("low", y["float"]) for y in vals] + ([float(threshold)] if threshold is not None else [])
         highs = [y.get("high", y["float"]) for y in vals] + ([float(threshold)] if threshold is not None else [])
+        lows += list(reference or ())
+        highs += list(reference or ())
         lo, hi = (min(lows), max(highs)) if lows else (0.0, 1.0)
         lo = min(lo, 0.0) if lo >= 0 else lo
         y0, y1, ystep = _nice(lo, hi)
@@ -667,6 +671,10 @@ def chart_svg(title: str, xs: Sequence[Any], labels: Sequence[str], ys: Sequence
         ty = py(float(threshold))
         out.append(f'<line class="threshold" x1="{left}" x2="{left + pw}" y1="{ty:.1f}" y2="{ty:.1f}" '
                    f'stroke="currentColor" stroke-dasharray="4 3"></line>')
+    if reference is not None and len(reference) == len(xv):
+        line = " ".join(f"{px(x):.1f},{py(r):.1f}" for x, r in zip(xv, reference))
+        out.append(f'<polyline class="reference" points="{line}" fill="none" stroke="currentColor" '
+                   f'stroke-dasharray="4 3"></polyline>')
     if len(pairs) > 1:
         line = " ".join(f"{x:.1f},{py(y['float']):.1f}" for x, y in pairs)
         out.append(f'<polyline class="series" points="{line}" fill="none" stroke="currentColor" '

@@ -25,6 +25,9 @@ SET_PRECISION = """(s, x) => { const i = document.querySelector(s + ' .sim-preci
 FINISHED = """(s) => { const e = document.querySelector(s);
     return ['done', 'failed', 'stopped'].includes(e.dataset.state) && [e.dataset.state, e.dataset.trialsDone,
         e.querySelector('.sim-progress-text').textContent, e.querySelector('.sim-announce').textContent]; }"""
+CHECK = """(s) => { const c = document.querySelector(s + ' .sim-result section.exact-check');
+    return c && [c.querySelector('.exact-check-line').textContent.split(' (')[0],
+                 c.querySelectorAll('svg.chart circle.point').length, c.querySelectorAll('table tbody tr').length]; }"""
 SEEN = """(s) => { const e = document.querySelector(s); return [e.dataset.state,
     e.querySelector('.sim-progress-text').textContent]; }"""
 
@@ -57,6 +60,9 @@ def test_a_run_to_a_precision_stops_where_cpython_does(driver, site_url, workers
     assert status == "done", f"{driver.name}: {finished}"
     assert int(trials) == state["trials"], f"{driver.name}: stopped at {trials}, CPython at {state['trials']}"
     shows(driver, f"{SIM} .sim-result", w.render_tally(tally, values), "the estimate where the run stopped")
+    # The check against the opening volley's exact odds, at 100, 200, 500, 1,000, 2,000 and 4,000 battles
+    # (engine/exactcheck.py): its line, chart and table as CPython wrote them, compared whole just above.
+    assert driver.call(CHECK, SIM) == ["Check against an exact value: the attacker's opening volley", 6, 6], driver.name
     assert progress.startswith(state["sentence"]), progress
     assert announce == f"Done: {state['trials']:,} trials. {state['sentence']}"
     # While it ran, the progress said the half-width now and the target.

@@ -8,13 +8,14 @@ state opens the same widget state as the dotted parameters.
 
 from __future__ import annotations
 
+from html import unescape
 from urllib.parse import quote
 
 import pytest
 from browsers import Driver
 from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
 
-from engine import widgets
+from engine import exactcheck, widgets
 
 pytestmark = pytest.mark.browser
 
@@ -35,11 +36,26 @@ def expected(driver: Driver, seed: int, trials: int) -> str:
     return w.render_tally(w.estimate(values, seed, 0, trials), values)
 
 
+SHOWN_CHECK = """(s) => { const c = document.querySelector(s + ' .sim-result section.exact-check');
+    return c && [c.querySelector('.exact-check-line').textContent, c.querySelectorAll('svg.chart circle.point').length,
+                 c.querySelectorAll('svg.chart polyline.reference').length, c.querySelectorAll('table tbody tr').length]; }"""
+
+
+def shows_check(driver: Driver, html: str, points: int) -> None:
+    """The estimate's check against an exact value (engine/exactcheck.py) is on the page as CPython wrote it: its
+    line, the chart's points and dashed exact line (from five points), and the table's rows."""
+    line = unescape(html.split('<p class="note exact-check-line">', 1)[1].split("</p>", 1)[0])
+    assert line.startswith("Check against an exact value: the battle's first attack hits — exact ")
+    chart = points >= exactcheck.CHART_POINTS
+    assert driver.call(SHOWN_CHECK, SIM) == [line, points if chart else 0, 1 if chart else 0, points], driver.name
+
+
 @browsers("chromium", "firefox", "webkit")
 def test_a_run_streams_and_ends_with_cpythons_figures(driver, site_url):
     open_live(driver, site_url + PAGE)
     assert driver.call(STATE, SIM)[0] == "prerendered"
     shows(driver, f"{SIM} .sim-result", expected(driver, 1, 1000), "the pre-rendered estimate")
+    shows_check(driver, expected(driver, 1, 1000), 4)  # 100, 200, 500 and 1,000 battles: the table alone
     driver.call(SET_TRIALS, SIM, "1500")
     seen = set()
     def done():
@@ -53,6 +69,7 @@ def test_a_run_streams_and_ends_with_cpythons_figures(driver, site_url):
     assert any(state == "running" and 0 < value < 1500 for state, value in seen), \
         f"{driver.name}: no progress was shown while the run went on: {sorted(seen)}"
     shows(driver, f"{SIM} .sim-result", expected(driver, 1, 1500), "the estimate over 1500 trials")
+    shows_check(driver, expected(driver, 1, 1500), 5)  # and 1,500: the chart too
     driver.wait("() => location.search.includes('trials=1500')", timeout=5)  # written once the state settles
     assert driver.errors() == []
 

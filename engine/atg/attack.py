@@ -323,6 +323,8 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
         score = rnd() * att
         defence = rnd() * hp
     hit = score > defence or (b.tie_hits and score == defence and att > 0)
+    if not b.attacks_made:  # the battle's first attack, which a Monte Carlo run checks against its exact chance
+        b.first_attack = (att, hp, hit)
     result = MISS
     d100 = 0
     gain = 0.0

@@ -139,6 +139,11 @@ class Outcome:
     """Hex side the losing side retreats through (None: no retreat)."""
     interceptions: tuple[dict[str, Any], ...]
     events: tuple[dict[str, Any], ...] = ()
+    first_attack: tuple[float, float, bool] | None = None
+    """The battle's first attack (none if nobody attacked): its attack score and hit points after every
+    modifier, as drawn below, and whether it hit. Given those two numbers it hits with the exact chance
+    :func:`.parts.hit_chance` gives (the "Chance of a hit" calculator's), under the battle's randomisation
+    and tie reading."""
 
     def to_json(self, *, events: bool = False) -> dict[str, Any]:
         """Plain JSON data (events only when asked), e.g. for a tally or a worker message."""
@@ -200,6 +205,8 @@ class Battle:
         """The targets :meth:`_find_target` found for each kind of attacker in these steps, kept up to date:
         during the steps the only change is that someone hit is a target no more (:meth:`out_of_reach`)."""
         self.attacks_made = 0
+        self.first_attack: tuple[float, float, bool] | None = None
+        """The battle's first attack: its attack score and hit points after every modifier, and whether it hit."""
         self.unlogged = 0
         """Attacks of this round past LOGGED_ATTACKS, counted but not described."""
         self.round = 0
@@ -832,7 +839,7 @@ class Battle:
                        "draw": None if d.draw is None else round(d.draw, 6)} for d in self.decisions)
         return Outcome(self.ending, self.round, self._tally(0), self._tally(1), merged, damage,
                        bool(location_destroyed), bool(bridge_destroyed), aircraft_lost, ships_lost, hex_taken, card, supply,
-                       airlift_lost, retreat, inter, tuple(self.events))
+                       airlift_lost, retreat, inter, tuple(self.events), self.first_attack)
 
     def _trap_defenders(self) -> None:
         """The hex fell with no side open: its defenders still alive cannot leave and are lost with it."""

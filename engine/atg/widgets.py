@@ -33,7 +33,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from .. import figures as fig
-from .. import montecarlo, present
+from .. import exactcheck, montecarlo, present
 from ..dice import prob_json
 from ..schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, Text, fraction_text, to_text
 from ..settings import rules_from, rules_group
@@ -781,6 +781,9 @@ def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tal
     """
     setup, rules = _prepare(v)
     o = _play(setup, rules, rng, False)
+    if o.first_attack is not None:
+        att, hp, hit = o.first_attack
+        exactcheck.record(tally, hit, f"{att!r} {hp!r}")
     seen = observed(o)
     tally.count("ending", seen["ending"])
     tally.observe("rounds", o.rounds)
@@ -826,7 +829,24 @@ def battle_render_tally(tally: montecarlo.Tally, v: Mapping[str, Any]) -> str:
                               "battle to battle)", montecarlo.means_list(tally, means))
             + montecarlo.histogram(tally, "rounds", "Rounds fought", "Rounds")
             + montecarlo.histogram(tally, "attacker.lost", "Individuals the attacker lost", "Lost")
-            + montecarlo.histogram(tally, "defender.lost", "Individuals the defender lost", "Lost"))
+            + montecarlo.histogram(tally, "defender.lost", "Individuals the defender lost", "Lost")
+            + exactcheck.check_html(tally, "the battle's first attack hits", lambda s: first_attack_chance(s, v),
+                                    what="battles", averaged="each first attack's own chance, averaged"))
+
+
+def first_attack_chance(stratum: str, v: Mapping[str, Any]) -> Fraction:
+    """The exact chance that an attack hits, from the "Chance of a hit" calculator (:func:`hit_compute`), for a
+    run's check of the battles' first attacks: ``stratum`` is the attack score and hit points the attack was made
+    with (after every modifier; Python's text of the battle's floats, read back exactly), under the battle's
+    randomisation and tie reading. Who attacks whom first is the battle's draw, so the run's exact value is this
+    chance averaged over the first attacks its battles made (:mod:`engine.exactcheck`).
+
+    >>> first_attack_chance("30.0 20.0", BATTLE_INPUTS.validate({}))
+    Fraction(2, 3)
+    """
+    att, hp = (Fraction(float(x)) for x in stratum.split(" "))
+    rules = {k: v["rules"][k] for k in ("randomisation", "tie_reading")}
+    return Fraction(hit_compute({"attack": att, "hit_points": hp, "kill": 0, "retreat": 0, "rules": rules})["hit"]["p"])
 
 
 def _factor(name: str) -> fig.Figure:

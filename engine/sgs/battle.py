@@ -74,6 +74,8 @@ class Outcome:
     and the terrain allow it is for :mod:`.retreat` to say)."""
     events: tuple[dict[str, Any], ...] = ()
     """One JSON-able record per round when recorded."""
+    opening: int | None = None
+    """Hits the battle's opening volley scored (:attr:`Lineup.opening`); None when no round was fought."""
 
 
 class Lineup:
@@ -110,6 +112,14 @@ class Lineup:
         self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[tuple[str, int], ...], int]] = {}
         """:func:`round_modifiers` and their sum by side, round, armour on each side and first round: they
         depend on nothing else, so every battle on this setup shares them."""
+        self.opening = self._opening()
+        """The battle's opening volley, (side, round), or None: the first fire round's volley that nothing in
+        the battle can change before it is rolled. That is the volley of the side given the first shot if
+        its card covers the round, or else (both sides fire at once) the attacker's, or the defender's when
+        only the defender fires in that round. Every unit of the side that may fire in the round fires, at
+        full strength, with the round's modifiers for the battle's first round and armour at the start. So
+        its hits have the exact distribution the "Hits in one round" calculator gives for those shooters
+        (:meth:`opening_shooters`), less one hit when the enemy holds a card cancelling the first hit."""
 
     def _may_fire(self, u: Unit, round_name: RoundName) -> bool:
         """Whether a unit fires in a round at all (the rules of who shoots, per round)."""
@@ -126,6 +136,27 @@ class Lineup:
         if round_name == "pursuit":
             return u.pursuit and u.role == "combat"
         return u.role == "combat"
+
+    def _opening(self) -> tuple[int, RoundName] | None:
+        if self.setup.retreat_card is not None:  # the battle is called off before a shot
+            return None
+        first: RoundName = next((r for r in _SPECIAL if self.shooter_idx[0][r] or self.shooter_idx[1][r]), "main")
+        if self.setup.first_shot is not None and first in self.setup.first_shot_rounds:
+            return SIDES.index(self.setup.first_shot), first
+        return (0 if self.shooter_idx[0][first] else 1), first
+
+    def opening_shooters(self) -> tuple[list[tuple[int, int, bool]], int, bool]:
+        """The opening volley's shooters as (combat value before the round's modifiers, rate of fire, elite), the
+        round's net modifier, and whether the enemy cancels the first hit; no shooters without an opening."""
+        if self.opening is None:
+            return [], 0, False
+        s, round_name = self.opening
+        armour = [sum(a) for a in self.is_armour]
+        bonus = self.round_modifiers(s, round_name, armour[s], armour[1 - s], True)[1]
+        us = self.units[s]
+        shooters = [(us[i].value(us[i].strength, self.rules.reduced_at_half), us[i].rof, us[i].elite)
+                    for i in self.shooter_idx[s][round_name]]
+        return shooters, bonus, self.forces[1 - s].cancel_first
 
     def round_modifiers(self, s: int, round_name: RoundName, armour: int, enemy_armour: int,
                         first: bool) -> tuple[tuple[tuple[str, int], ...], int]:
@@ -195,6 +226,8 @@ class Battle:
         """A side took its rout test this round already (demoralised by a first shot)."""
         self.cancel = [setup.defender.cancel_first, setup.attacker.cancel_first]
         """Side ``s`` still has its first hit cancelled by the enemy's card."""
+        self.opening: int | None = None
+        """Hits of the opening volley (:attr:`Lineup.opening`), once rolled."""
 
     # Dice ---------------------------------------------------------------
     def die(self) -> int:
@@ -377,7 +410,10 @@ class Battle:
         self.tested = False
         if first is not None and round_name in self.setup.first_shot_rounds:
             a = SIDES.index(first)
-            self.take(1 - a, self.fire(a, round_name, log), round_name, taken[1 - a], log)
+            volley = self.fire(a, round_name, log)
+            if self.rounds == 1:
+                self.opening = volley[0] + volley[1]
+            self.take(1 - a, volley, round_name, taken[1 - a], log)
             self.panic_tests(1 - a, before[1 - a], taken[1 - a], log)
             if self.fighting_n[1 - a] and demoralised(self.morale(1 - a), self.rules):
                 # demoralised before it could reply: it does not fire, it tests at once (and only then)
@@ -391,6 +427,9 @@ class Battle:
                 self.panic_tests(a, before[a], taken[a], log)
         else:
             scored = (self.fire(0, round_name, log), self.fire(1, round_name, log))
+            if self.rounds == 1 and self.line.opening is not None:
+                s = self.line.opening[0]
+                self.opening = scored[s][0] + scored[s][1]
             self.take(1, scored[0], round_name, taken[1], log)
             self.take(0, scored[1], round_name, taken[0], log)
             self.panic_tests(0, before[0], taken[0], log)
@@ -502,7 +541,7 @@ class Battle:
                        strengths=(tuple(self.strength[0]), tuple(self.strength[1])),
                        breakthrough=winner == "attacker" and any(
                            self.active[0][i] for i in self.shooter_idx[0]["pursuit"]),
-                       events=tuple(self.events))
+                       events=tuple(self.events), opening=self.opening)
 
 
 def fight(setup: Setup, rules: SgsRules, rng: random.Random, *, record: bool = False) -> Outcome:

@@ -22,14 +22,14 @@ from fractions import Fraction
 from typing import Any, Final
 
 from .. import figures as fig
-from .. import montecarlo, present
+from .. import exactcheck, montecarlo, present
 from ..dice import prob_json
 from ..schema import Boolean, Choice, Field, Group, Integer, ListOf, Text, fraction_text
 from ..settings import rules_from, rules_group
 from ..widgets import Widget, register
 from . import air
 from . import retreat as retreat_map
-from .battle import fight
+from .battle import Lineup, fight
 from .examples import TWELVE_A_SIDE
 from .losses import Target, allocate
 from .morale import battle_morale
@@ -518,6 +518,7 @@ def battle_sample(values: Mapping[str, Any], seed: int) -> dict[str, Any]:
     """One battle with ``random.Random(seed)``, recorded round by round."""
     out = fight(setup_from(values), rules_of(values), random.Random(seed), record=True)
     data = dataclasses.asdict(out)
+    del data["opening"]  # the run's check reads it (battle_trial); the battle told here does not
     data["events"] = list(out.events)
     return {**data, "seed": seed, "observed": observed(out)}
 
@@ -526,14 +527,61 @@ def battle_render_sample(r: Mapping[str, Any]) -> str:
     return narrate(r)
 
 
-_prepared: list[Any] = [None, None, None]
-"""The last (inputs, setup, rules) a trial built: a chunk's trials share one inputs object."""
+_prepared: list[Any] = [None, None, None, None]
+"""The last (inputs, setup, rules, opening check) a trial built: a chunk's trials share one inputs object."""
 
 
-def _prepare(values: Mapping[str, Any]) -> tuple[Setup, SgsRules]:
+def _prepare(values: Mapping[str, Any]) -> tuple[Setup, SgsRules, OpeningCheck | None]:
     if _prepared[0] is not values:
-        _prepared[:] = [values, setup_from(values), rules_of(values)]
-    return _prepared[1], _prepared[2]
+        setup, rules = setup_from(values), rules_of(values)
+        _prepared[:] = [values, setup, rules, opening_check(setup, rules)]
+    return _prepared[1], _prepared[2], _prepared[3]
+
+
+@dataclasses.dataclass(frozen=True)
+class OpeningCheck:
+    """The part of a battle its run checks against an exact value: the opening volley scores at least ``hits``."""
+
+    side: str
+    round: str
+    hits: int
+    exact: Fraction
+    """The chance, from the "Hits in one round" calculator (:func:`round_compute`)."""
+
+    @property
+    def label(self) -> str:
+        return (f"the {self.side}'s opening volley ({self.round} round) scores at least {self.hits} "
+                f"hit{'s' if self.hits > 1 else ''}")
+
+
+def opening_check(setup: Setup, rules: SgsRules) -> OpeningCheck | None:
+    """What a run checks of a battle: whether its opening volley (:attr:`.battle.Lineup.opening`) scores at least
+    ``k`` hits, and the exact chance of that, from :func:`round_compute` given the volley's shooters, the round's
+    net modifier and the die. ``k`` is the number of hits whose chance lies nearest one half (the check with the
+    widest spread from battle to battle, the hardest to pass by luck); a cancelled first hit counts one off.
+    None if the battle has no opening volley or no number of hits is uncertain.
+
+    >>> c = opening_check(setup_from(BATTLE_INPUTS.validate({})), SgsRules())
+    >>> c.label, c.exact
+    ("the attacker's opening volley (artillery round) scores at least 1 hit", Fraction(2, 5))
+    """
+    line = Lineup(setup, rules)
+    if line.opening is None:
+        return None
+    shooters, modifier, cancelled = line.opening_shooters()
+    if not shooters:
+        return None
+    odds = round_compute({"shooters": [{"value": v, "rof": r, "elite": e, "count": 1} for v, r, e in shooters],
+                          "modifier": modifier, "settings": {"die": rules.die}})
+    at_least = {a["hits"]: Fraction(a["p"]) for a in odds["at_least"]}
+    shift = 1 if cancelled else 0
+    chances = {k: at_least.get(k + shift, Fraction(0)) for k in range(1, max(at_least, default=0) + 1)}
+    uncertain = {k: p for k, p in chances.items() if 0 < p < 1}
+    if not uncertain:
+        return None
+    k = min(uncertain, key=lambda k: (abs(uncertain[k] - Fraction(1, 2)), k))
+    s, round_name = line.opening
+    return OpeningCheck(SIDES[s], round_name, k, uncertain[k])
 
 
 def battle_trial(values: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tally) -> None:
@@ -545,8 +593,10 @@ def battle_trial(values: Mapping[str, Any], rng: random.Random, tally: montecarl
     >>> t.trials, sum(t.counts["winner"].values())
     (20, 20)
     """
-    setup, rules = _prepare(values)
+    setup, rules, check = _prepare(values)
     o = fight(setup, rules, rng, record=False)
+    if check is not None and o.opening is not None:
+        exactcheck.record(tally, o.opening >= check.hits)
     seen = observed(o)
     tally.count("winner", o.winner or "nobody")
     tally.count("ending", seen["ending"])
@@ -628,7 +678,16 @@ def battle_render_tally(tally: montecarlo.Tally, values: Mapping[str, Any]) -> s
                               "battle to battle)", montecarlo.means_list(tally, means))
             + montecarlo.histogram(tally, "rounds", "Rounds fought", "Rounds")
             + montecarlo.histogram(tally, "attacker.lost", "Strength points the attacker lost", "Lost")
-            + montecarlo.histogram(tally, "defender.lost", "Strength points the defender lost", "Lost"))
+            + montecarlo.histogram(tally, "defender.lost", "Strength points the defender lost", "Lost")
+            + _check_html(tally, values))
+
+
+def _check_html(tally: montecarlo.Tally, values: Mapping[str, Any]) -> str:
+    """The run's check against the exact odds of the opening volley (:func:`opening_check`)."""
+    check = opening_check(setup_from(values), rules_of(values))
+    if check is None:
+        return ""
+    return exactcheck.check_html(tally, check.label, lambda stratum: check.exact, what="battles")
 
 
 BATTLE = register(Widget("sgs.battle", "A whole battle", BATTLE_INPUTS, battle_compute, battle_render,
