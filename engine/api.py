@@ -265,9 +265,13 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
     if op == "sensitivity":
         kw = {}
         if w.trial is not None:
-            variants = len(sensitivity.alternatives(w, w.validate(message.get("inputs")))) * 2 + 1  # at most
-            total, first, count = _trials(w, message, variants)
-            kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally")}
+            total, first, count = _trials(w, message, sensitivity.readings(w.id, message.get("inputs")))
+            full = message.get("full", False)
+            if not isinstance(full, bool):
+                raise InputError("full", f"{shown(full)} is not true or false", "true (every reading plays every "
+                                 "trial) or false (a reading that changes almost no battle stops early)")
+            kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally"),
+                  "full": full}
         answer = sensitivity.sensitivity(w.id, message.get("inputs"), figure=message.get("figure"), render=render, **kw)
         instance = message.get("instance")
         if isinstance(instance, str) and 0 < len(instance) <= 100:
