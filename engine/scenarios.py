@@ -301,10 +301,10 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
     out = Tally(key, w.confidence)
     out.ranges = out.covers(first, first + count)
     figs = w.figures
-    for i in range(first, first + count):
-        got = {}
-        for k in playing:
-            v = vals[k]
+    base: list[dict[str, Any]] = []
+    for k in playing:  # one variant's trials after another: a battle's setup is built once a variant, not a trial
+        v = vals[k]
+        for i in range(first, first + count):
             one = Tally("", w.confidence)
             one.ranges = ((i, i + 1),)
             index = i + INDEPENDENT_OFFSET if (k == 1 and pairing == "independent") else i
@@ -316,14 +316,12 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
                     raise ValueError(f"{w.id}: figure {f.name} read nothing from a trial")
                 row[f.name] = x
                 out.measure(f"{k}.{f.name}", x)
-            got[k] = row
-        if len(vals) == 2:
-            for f in figs:
-                out.measure(f"d.{f.name}", got[1][f.name] - got[0][f.name])
-        else:  # several variants against the first (engine.sensitivity)
-            for k in playing[1:]:
-                for f in figs:
-                    out.measure(f"d{k}.{f.name}", got[k][f.name] - got[0][f.name])
+            if k == 0:
+                base.append(row)
+                continue
+            got = base[i - first]  # the same trial of variant 0
+            for f in figs:  # two variants: d.name (B − A); more: dk.name against the first (engine.sensitivity)
+                out.measure(f"d.{f.name}" if len(vals) == 2 else f"d{k}.{f.name}", row[f.name] - got[f.name])
     return out.to_json()
 
 
