@@ -226,3 +226,30 @@ def test_how_lucky_places_what_happened_as_cpython_does(driver, site_url):
     driver.wait("([s, t]) => { const p = document.querySelector(s); return !p.hidden && !p.dataset.outdated "
                 "&& p.textContent === t; }", [f"#{BATTLE} .roll-luck", note], timeout=30)
     assert driver.errors() == []
+
+
+ASSUMPTION_TRIALS = 250
+"""Battles of a battle's 'Which assumptions matter': past the first checkpoint (200), where readings that
+changed no battle stop, over many calls; few enough for the slowest browser."""
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_battles_assumptions_stop_readings_early_as_cpython_does_however_the_calls_were_cut(driver, site_url):
+    """Issue 22: a battle's 'Which assumptions matter' streams in calls the page sizes by time, and ends on
+    CPython's answer in one call: the same readings stopped at the same checkpoint, the table saying so."""
+    from engine import sensitivity
+    w = widgets.get("sgs.battle")
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={ASSUMPTION_TRIALS}#{BATTLE}")
+    inputs = w.validate(base_inputs(driver, BATTLE))
+    answer = sensitivity.sensitivity(w.id, inputs, seed=1, trials=ASSUMPTION_TRIALS, render=True)
+    readings = [a for r in answer["settings"] for a in r["alternatives"]]
+    assert any(a["stopped"] for a in readings) and any(not a["stopped"] for a in readings)
+    driver.call(OPEN, f"#{BATTLE}")
+    driver.call(CLICK, panel(BATTLE, "[data-action=assumptions]"))
+    driver.wait(DONE, f"#{BATTLE}", timeout=180)
+    shows(driver, panel(BATTLE, ".scenario-result"), answer["html"], "which assumptions matter, readings stopped early")
+    text = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-result"))
+    assert "200: changed none, stopped (at most 1.9 % of battles)" in text
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == f"Done: {ASSUMPTION_TRIALS} trials.", status
+    assert driver.errors() == []
