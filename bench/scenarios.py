@@ -33,7 +33,8 @@ painted). Measurements (``--only`` picks some, comma-separated):
                 battle's own estimate (2,000 battles), as it does for a reader.
 ``atg-assumptions``  AT Gold 40 against 40 (as ``atg-sweep``): "Which assumptions
                 matter" (engine.sensitivity: every other reading of every setting
-                marked assumed, all on the same battles), with the panel's
+                marked assumed, all on the same battles; a reading that changes
+                almost no battle stops at 200 or 500 of them), with the panel's
                 trials (the widget's trials box as the page has it, 1,000):
                 the first ranked chart on screen (target 5 s) and the whole run
                 (target 60 s; issue 22). The panel runs it on the page's one
@@ -343,7 +344,9 @@ def battle_assumptions(driver: PooledChromium, origin: str, out: Path, s: simula
             started = time.perf_counter()
             answer = sensitivity.sensitivity(w.id, inputs, seed=SEED, trials=trials, render=True)
             entry.update(cpython_s=time.perf_counter() - started, trials=trials, variants=answer["variants"],
-                         settings=len(answer["settings"]), sentence=answer["sentence"])
+                         settings=len(answer["settings"]), sentence=answer["sentence"],
+                         battles=answer["trials"] + sum(a["figure"]["trials"] for r in answer["settings"]
+                                                        for a in r["alternatives"]))
             expected = answer["html"]
         elif trials != entry["trials"]:
             raise SystemExit(f"{s.system}: the trials box says {trials}, the first run's said {entry['trials']}")
@@ -401,7 +404,8 @@ def summarise(raw: dict[str, Any]) -> list[dict[str, Any]]:
         a = raw.get(f"{system}-assumptions")
         if not a or not a["runs"]:
             continue
-        what = f"{name} which assumptions matter ({a['variants']} readings x {a['trials']:,})"
+        played = f", {a['battles']:,} battles in all" if "battles" in a else ""  # runs before readings stopped early
+        what = f"{name} which assumptions matter ({a['variants']} readings x up to {a['trials']:,}{played})"
         first = [r["first"]["ms"] for r in a["runs"]]
         if system == "atg":
             row(f"{what}: first ranked chart", first, "atg-ranked", True)
