@@ -14,7 +14,8 @@ import pytest
 from conftest import axe_violations, wait_until
 from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401
 
-from engine import linkstate, scenarios, widgets
+from engine import api, linkstate, scenarios, widgets
+from engine.schema import jsonable
 
 pytestmark = pytest.mark.browser
 
@@ -252,4 +253,33 @@ def test_a_battles_assumptions_stop_readings_early_as_cpython_does_however_the_c
     assert "200: changed none, stopped (at most 1.9 % of battles)" in text
     status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
     assert status == f"Done: {ASSUMPTION_TRIALS} trials.", status
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_battles_assumptions_run_whose_readings_all_stop_keeps_its_calls_within_the_engines_bound(driver, site_url):
+    """12 against 1: no reading changes a battle, all stop at 200 and the inputs as they are play on alone, so a
+    call of the same length holds far more trials; the page's calls stay within the most the engine takes a
+    call (the answer's most_count), and the run ends on CPython's answer."""
+    from engine import sensitivity
+    w = widgets.get("sgs.battle")
+    open_live(driver, site_url + f"{BATTLE_PAGE}#{BATTLE}")
+    base = w.validate(base_inputs(driver, BATTLE))
+    lone = jsonable(base)
+    lone["defender"]["units"] = lone["defender"]["units"][:1]
+    values = w.validate(lone)
+    trials = 20_000
+    answer = sensitivity.sensitivity(w.id, values, seed=1, trials=trials, render=True)
+    readings = [a for r in answer["settings"] for a in r["alternatives"]]
+    assert readings and all(a["trials"] == 200 for a in readings)
+    assert trials > api.MAX_SCENARIO_TRIALS // (1 + len(readings)) * 4  # more than a few calls at the bound
+    state = w.state_text(values, base)
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}={quote(state, safe='~.')}&{BATTLE}.trials={trials}#{BATTLE}")
+    driver.call(OPEN, f"#{BATTLE}")
+    driver.call(CLICK, panel(BATTLE, "[data-action=assumptions]"))
+    driver.wait("(s) => ['done', 'failed'].includes(document.querySelector(s + ' .scenario-result').dataset.state)",
+                f"#{BATTLE}", timeout=240)
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == f"Done: {trials:,} trials.", status
+    shows(driver, panel(BATTLE, ".scenario-result"), answer["html"], "every reading stopped at the first checkpoint")
     assert driver.errors() == []

@@ -256,3 +256,14 @@ def test_a_chunk_of_many_readings_validates_them_once_per_run():
     vals, key = scenarios.chunk_states(w, data, 1)
     assert scenarios.chunk_states(w, data, 1)[0] is vals and scenarios.chunk_states(w, data, 2)[1] != key
     assert scenarios.chunk_states(w, list(data), 1)[1] == key  # another list of the same states: same key
+
+
+def test_a_battles_answer_says_the_most_trials_its_next_call_may_ask_for():
+    """Once readings stop, a call of the same length holds many more trials: the page bounds its calls by the
+    answer's most_count, which is the API's own bound (a call one past it is refused)."""
+    message = {"op": "sensitivity", "widget": "sgs.battle", "inputs": {}, "trials": 1000}
+    first = api.handle_message({**message, "count": 2})
+    assert first["most_count"] == api.MAX_SCENARIO_TRIALS // (1 + first["variants"])
+    over = api.handle_message({**message, "first": 2, "count": first["most_count"] + 1, "tally": first["tally"]})
+    assert over["error"]["field"] == "count"
+    assert "most_count" not in api.handle_message({"op": "sensitivity", "widget": "small_general.combat", "inputs": {}})

@@ -342,7 +342,7 @@ export class ScenarioPanel {
       const now = performance.now();
       const took = Math.max(1, now - started);
       const aim = Math.min(LONG_CALL_MS, Math.max(CALL_MS, (now - began) / 8));
-      count = Math.max(1, Math.min(count * 4, Math.floor(count * aim / took)));
+      count = Math.max(1, Math.min(count * 4, Math.floor(count * aim / took), r.most_count ?? Infinity));
     }
     this.finish(which, run, out);
     out.dataset.state = "stopped";
