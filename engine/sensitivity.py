@@ -171,8 +171,8 @@ def _stops(head: Any, total: int, full: bool) -> tuple[int, ...]:
 def _changed(t: Tally, k: int, head: Any) -> tuple[int, int]:
     """(battles whose headline reading ``k`` changed, battles it played): a share's headline is 0 or 1 in each
     battle, so the squares of the per-battle differences count the changed ones."""
-    s = t.sums[f"d{k}.{head.name}"]
-    return int(s.squares), s.n
+    s = t.sums.get(f"d{k}.{head.name}")
+    return (0, 0) if s is None else (int(s.squares), s.n)  # none: a tally without the reading plays it no more
 
 
 def _playing(t: Tally | None, at: int, n_states: int, head: Any, stops: tuple[int, ...]) -> list[int] | None:

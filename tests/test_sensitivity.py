@@ -267,3 +267,14 @@ def test_a_battles_answer_says_the_most_trials_its_next_call_may_ask_for():
     over = api.handle_message({**message, "first": 2, "count": first["most_count"] + 1, "tally": first["tally"]})
     assert over["error"]["field"] == "count"
     assert "most_count" not in api.handle_message({"op": "sensitivity", "widget": "small_general.combat", "inputs": {}})
+
+
+def test_a_tally_missing_a_readings_sums_answers_without_a_trace():
+    """A tally sent back with the run's key but without one reading's sums: that reading plays no more, and
+    nothing fails."""
+    message = {"op": "sensitivity", "widget": "sgs.battle", "inputs": {}, "seed": STOP_SEED, "trials": 300}
+    start = api.handle_message({**message, "count": 200})
+    tally = json.loads(json.dumps(start["tally"]))
+    tally["sums"] = {k: v for k, v in tally["sums"].items() if not k.startswith("d1.")}
+    rest = api.handle_message({**message, "first": 200, "count": 100, "tally": tally})
+    assert "error" not in rest and rest["done"]
