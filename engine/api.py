@@ -204,10 +204,15 @@ DEFAULT_SCENARIO_TRIALS = 2_000
 """Trials a request plays in all when it does not say (``count`` absent)."""
 
 
+def _most_count(points: int) -> int:
+    """The most ``count`` a Monte Carlo scenario request of ``points`` states may ask for."""
+    return max(1, MAX_SCENARIO_TRIALS // max(points, 1))
+
+
 def _spend(w: widgets.Widget, message: Mapping[str, Any], points: int) -> tuple[int, int | None]:
     """``first`` and ``count`` of a Monte Carlo scenario request, bounded: at most MAX_SCENARIO_TRIALS in all."""
     first = _whole(message.get("first", 0), "first", 0, MAX_TRIAL_INDEX, "a trial index")
-    most = max(1, MAX_SCENARIO_TRIALS // max(points, 1))
+    most = _most_count(points)
     count = message.get("count")
     if count is None:
         return first, None
@@ -265,10 +270,17 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
     if op == "sensitivity":
         kw = {}
         if w.trial is not None:
-            variants = len(sensitivity.alternatives(w, w.validate(message.get("inputs")))) * 2 + 1  # at most
-            total, first, count = _trials(w, message, variants)
-            kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally")}
+            states = sensitivity.readings(w.id, message.get("inputs"))
+            total, first, count = _trials(w, message, states)
+            full = message.get("full", False)
+            if not isinstance(full, bool):
+                raise InputError("full", f"{shown(full)} is not true or false", "true (every reading plays every "
+                                 "trial) or false (a reading that changes almost no battle stops early)")
+            kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally"),
+                  "full": full}
         answer = sensitivity.sensitivity(w.id, message.get("inputs"), figure=message.get("figure"), render=render, **kw)
+        if kw:  # the page's calls grow while readings stop and fewer states play a trial: this bounds them
+            answer["most_count"] = _most_count(states)
         instance = message.get("instance")
         if isinstance(instance, str) and 0 < len(instance) <= 100:
             answer["note"] = sensitivity.note_html(answer, instance)  # the sentence under the widget's result

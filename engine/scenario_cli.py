@@ -44,6 +44,8 @@ def add_parsers(sub: Any) -> None:
         if name == "sensitivity":
             p.add_argument("--inputs", default="{}", help="inputs as a JSON object")
             p.add_argument("--figure", help="the figure to rank by (default the widget's first)")
+            p.add_argument("--full", action="store_true", help="battles: every reading plays every trial (by default "
+                                                               "one that changes almost no battle stops early)")
         elif name == "luck":
             p.add_argument("--inputs", default="{}", help="inputs as a JSON object")
             p.add_argument("--observed", required=True,
@@ -148,6 +150,8 @@ def message_of(args: argparse.Namespace) -> dict[str, Any]:
             m["figure"] = args.figure
         if args.trials is not None:
             m["trials"] = args.trials
+        if args.full:
+            m["full"] = True
         return m
     else:
         m["inputs"] = json_argument(args.inputs, "--inputs", object_only=True)
@@ -233,7 +237,8 @@ def run(message: dict[str, Any], mapper: scenarios.Mapper = scenarios.serial, ch
     if op == "sensitivity":
         kw = {}
         if w.trial is not None:
-            kw = {"seed": seed, "trials": message.get("trials", w.trials), "chunk": chunk, "mapper": mapper}
+            kw = {"seed": seed, "trials": message.get("trials", w.trials), "chunk": chunk, "mapper": mapper,
+                  "full": bool(message.get("full"))}
         return sensitivity.sensitivity(w.id, message.get("inputs"), figure=message.get("figure"), render=render, **kw)
     if op == "sweep":
         kw = {}
@@ -279,11 +284,12 @@ def write_csv(answer: dict[str, Any], out: Any) -> None:
         return
     if "settings" in answer:  # sensitivity: one row per reading tried, widest spread first
         w.writerow(["setting", "label", "now", "reading", *[f"figure_{p}" for p in parts],
-                    *[f"change_{p}" for p in parts]])
+                    *[f"change_{p}" for p in parts], *(["battles", "stopped"] if answer.get("stopping") else [])])
         for r in answer["settings"]:
             for a in r["alternatives"]:
+                played = [a["trials"], "yes" if a["stopped"] else "no"] if answer.get("stopping") else []
                 w.writerow([r["input"], r["label"], json.dumps(r["value"]), json.dumps(a["value"]),
-                            *[_cell(a["figure"], p) for p in parts], *[_cell(a["diff"], p) for p in parts]])
+                            *[_cell(a["figure"], p) for p in parts], *[_cell(a["diff"], p) for p in parts], *played])
         return
     if "a" in answer and "points" not in answer:
         w.writerow(["figure", "label", "unit", *[f"{s}_{p}" for s in ("a", "b", "diff") for p in parts]])

@@ -250,14 +250,38 @@ def exact_figures(w: widgets.Widget, values: dict[str, Any]) -> dict[str, Fracti
     return {f.name: (None if (v := f.read(result)) is None else Fraction(v)) for f in w.figures}
 
 
-def _key(w: widgets.Widget, variants: Sequence[Mapping[str, Any]], seed: int, pairing: str) -> str:
-    text = json.dumps(["figures", w.id, [jsonable(v) for v in variants], seed, pairing], sort_keys=True,
-                      separators=(",", ":"))
+def _key(w: widgets.Widget, variants: Sequence[Mapping[str, Any]], seed: int, pairing: str, rule: str = "") -> str:
+    parts: list[Any] = ["figures", w.id, [jsonable(v) for v in variants], seed, pairing]
+    text = json.dumps(parts + ([rule] if rule else []), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
+_last_states: list[tuple[Any, ...]] = []
+"""The last chunk's states: (widget id, the list of inputs sent, seed, pairing, rule, validated inputs, key)."""
+
+
+def chunk_states(w: widgets.Widget, variants: list[Any], seed: int, pairing: str = "common",
+                 rule: str = "") -> tuple[list[dict[str, Any]], str]:
+    """The validated inputs of a job's states and its tally's key; kept for the next job given the same list.
+
+    A reading of every assumed setting sends a hundred states or more with each short call from the
+    browser, the same list object each time (:func:`engine.sensitivity._prepared` keeps it): validating
+    them and digesting them for the key cost as much as the call's battles. The list is held here, so it
+    cannot be another list at the same address; one entry only (a run's states), nothing kept between runs
+    of other inputs.
+    """
+    if _last_states:
+        wid, sent, s, pr, ru, vals, key = _last_states[0]
+        if sent is variants and (wid, s, pr, ru) == (w.id, seed, pairing, rule):
+            return vals, key
+    vals = [w.run_inputs(v)[0] for v in variants]
+    key = _key(w, vals, seed, pairing, rule)
+    _last_states[:] = [(w.id, variants, seed, pairing, rule, vals, key)]
+    return vals, key
+
+
 def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, count: int,
-                 pairing: str = "common") -> dict[str, Any]:
+                 pairing: str = "common", only: Sequence[int] | None = None, rule: str = "") -> dict[str, Any]:
     """One job: trials ``first`` … ``first + count - 1`` of each variant (a list of inputs), as a tally of
     per-trial figure values: ``k.name`` (variant *k*) and, for two variants, ``d.name`` (B − A of the same trial);
     for more, ``dk.name`` (variant *k* − variant 0 of the same trial).
@@ -265,35 +289,39 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
     Trial *i* of every variant draws from ``trial_rng(seed, i)`` (common random numbers), or with
     ``pairing="independent"`` the second variant from index ``i + 2**62``. Plain data in and out (a
     process pool or a Dask worker runs it as it is); the answer is a function of the arguments alone.
+    ``only`` (several variants) plays variant 0 and only the variants listed (the readings
+    :mod:`engine.sensitivity` has not stopped); ``rule`` names the rule that chose them and goes into the key,
+    so a tally of one rule never merges with another's.
     """
     w = widgets.get(widget_id)
     if w.trial is None:
         raise InputError("", f"{w.id} has no Monte Carlo estimate")
-    vals = [w.run_inputs(v)[0] for v in variants]
-    out = Tally(_key(w, vals, seed, pairing), w.confidence)
+    vals, key = chunk_states(w, variants, seed, pairing, rule)
+    playing = list(range(len(vals))) if only is None else [0] + sorted({k for k in only if 0 < k < len(vals)})
+    out = Tally(key, w.confidence)
     out.ranges = out.covers(first, first + count)
-    for i in range(first, first + count):
-        got = []
-        for k, v in enumerate(vals):
+    figs = w.figures
+    base: list[dict[str, Any]] = []
+    for k in playing:  # one variant's trials after another: a battle's setup is built once a variant, not a trial
+        v = vals[k]
+        for i in range(first, first + count):
             one = Tally("", w.confidence)
             one.ranges = ((i, i + 1),)
             index = one.at = i + INDEPENDENT_OFFSET if (k == 1 and pairing == "independent") else i
             w.trial(v, trial_rng(seed, index), one)
             row = {}
-            for f in w.figures:
+            for f in figs:
                 x = f.read(one)
                 if x is None:
                     raise ValueError(f"{w.id}: figure {f.name} read nothing from a trial")
                 row[f.name] = x
                 out.measure(f"{k}.{f.name}", x)
-            got.append(row)
-        if len(got) == 2:
-            for f in w.figures:
-                out.measure(f"d.{f.name}", got[1][f.name] - got[0][f.name])
-        else:  # several variants against the first (engine.sensitivity)
-            for k in range(1, len(got)):
-                for f in w.figures:
-                    out.measure(f"d{k}.{f.name}", got[k][f.name] - got[0][f.name])
+            if k == 0:
+                base.append(row)
+                continue
+            got = base[i - first]  # the same trial of variant 0
+            for f in figs:  # two variants: d.name (B − A); more: dk.name against the first (engine.sensitivity)
+                out.measure(f"d.{f.name}" if len(vals) == 2 else f"d{k}.{f.name}", row[f.name] - got[f.name])
     return out.to_json()
 
 
@@ -331,9 +359,12 @@ def _estimate(t: Tally, name: str, f: Figure) -> dict[str, Any] | None:
 
 
 def _run_jobs(w: widgets.Widget, jobs: list[tuple[int, list[Any], int, int]], seed: int, pairing: str,
-              mapper: Mapper, tallies: list[Tally | None]) -> list[Tally | None]:
-    """Run ``(slot, variants, first, count)`` jobs through ``mapper`` and merge each answer into its slot."""
-    answers = mapper(figure_chunk, [(w.id, variants, seed, first, count, pairing)
+              mapper: Mapper, tallies: list[Tally | None], only: Sequence[int] | None = None,
+              rule: str = "") -> list[Tally | None]:
+    """Run ``(slot, variants, first, count)`` jobs through ``mapper`` and merge each answer into its slot
+    (``only`` and ``rule`` as :func:`figure_chunk` takes them)."""
+    extra: tuple[Any, ...] = () if only is None and not rule else (None if only is None else list(only), rule)
+    answers = mapper(figure_chunk, [(w.id, variants, seed, first, count, pairing, *extra)
                                     for _, variants, first, count in jobs])
     out = list(tallies)
     for (slot, *_), answer in zip(jobs, answers):

@@ -17,6 +17,17 @@ from the inputs as they are (``d{k}.name``), so the differences' intervals are
 sharp; a call adds ``count`` trials to ``tally``, as the other scenario
 operations do, and the ranking is there from the first call.
 
+Most readings of a battle change no battle at all (40 against 40 in AT Gold:
+112 of 133 readings changed none of the first 200), so a battle whose headline is
+a share stops such a reading early. The rule is looked at only at fixed trial
+counts, :data:`STOP_CHECKPOINTS`, each time on the reading's trials 0 … n−1
+exactly, as :mod:`engine.precision` does: a reading stops at a checkpoint when
+the share of battles whose headline it changes is, by Wilson's upper bound, at
+most :data:`NEGLIGIBLE_SHARE`; the inputs as they are and every other reading
+play the whole run. The answer is a function of (inputs, seed, trials, rule)
+however the calls and workers cut the trials. ``full=True`` plays every reading
+to the end (the rule of earlier versions).
+
 >>> a = sensitivity("small_general.combat", {})
 >>> top = a["settings"][0]
 >>> top["input"], top["low"]["exact"], top["high"]["exact"]
@@ -30,21 +41,39 @@ import json
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from html import escape
-from typing import Any
+from typing import Any, Final
 
 from . import widgets
-from .montecarlo import Tally
-from .scenarios import (Mapper, _chunks, _estimate, _figures, _key, _label, _read_tally, _run_jobs, _shown_value,
-                        _value_json, _with, exact_figures, serial)
+from .montecarlo import Tally, wilson
+from .scenarios import (Mapper, _chunks, _estimate, _figures, _label, _read_tally, _run_jobs, _shown_value,
+                        _value_json, _with, chunk_states, exact_figures, serial)
 from .schema import Boolean, Choice, Field, InputError, Integer, Number, fraction_text, jsonable
 
-__all__ = ["alternatives", "sensitivity", "sensitivity_html", "note_html", "tornado_svg", "LARGE_PROBABILITY_SPREAD",
-           "LARGE_RELATIVE_SPREAD"]
+__all__ = ["alternatives", "sensitivity", "sensitivity_html", "note_html", "tornado_svg", "readings",
+           "LARGE_PROBABILITY_SPREAD", "LARGE_RELATIVE_SPREAD", "STOP_CHECKPOINTS", "NEGLIGIBLE_SHARE", "STOP_RULE"]
 
 LARGE_PROBABILITY_SPREAD = Fraction(5, 100)
 """A spread of a probability this wide (5 points) or wider earns the sentence under the headline."""
 LARGE_RELATIVE_SPREAD = Fraction(1, 10)
 """For other figures: a spread of a tenth of the figure's value or more."""
+
+STOP_CHECKPOINTS: Final = (200, 500)
+"""The trial counts at which a battle's reading may stop early (those below the run's size).
+
+200 is the least round count at which a reading that changed no battle can pass the rule: Wilson's
+upper bound at 95 % for 0 of n is about 3.84 / (n + 3.84), 1.9 % at 200 but 3.7 % at 100 (at 150 it sits
+on the line). At 500 a reading that changed up to 5 battles passes (1.75 % for 5 of 500). Fixed counts,
+not whatever a call happens to have finished, so one call and many give the same answer."""
+
+NEGLIGIBLE_SHARE: Final = LARGE_PROBABILITY_SPREAD / 2
+"""A reading stops when the share of battles whose headline it changes is at most this (2.5 %), by
+Wilson's upper bound at the run's confidence. A headline that is a share is 0 or 1 in each battle, so a
+reading moves it by at most the share of battles it changes; a setting whose readings all stopped moves
+the headline by less than 2.5 points either way, so its spread stays under the 5 points
+(:data:`LARGE_PROBABILITY_SPREAD`) that earn the sentence under the headline."""
+
+STOP_RULE: Final = "negligible"
+"""The rule's name in a run's tally key: a tally of the early stop never merges with one of the full run."""
 
 
 def _number_alternatives(f: Field, value: Fraction) -> list[Any]:
@@ -127,13 +156,66 @@ def _prepared(w: widgets.Widget, inputs: Mapping[str, Any] | None) -> tuple[Any,
     return values, settings, variants, data
 
 
+def readings(widget_id: str, inputs: Mapping[str, Any] | None) -> int:
+    """How many states a reading of ``inputs`` plays: the inputs as they are and each other reading."""
+    return 1 + len(_prepared(widgets.get(widget_id), inputs)[2])
+
+
+def _stops(head: Any, total: int, full: bool) -> tuple[int, ...]:
+    """The checkpoints at which readings of a run of ``total`` trials may stop (none: every reading plays all)."""
+    if full or not head.probability:
+        return ()
+    return tuple(c for c in STOP_CHECKPOINTS if c < total)
+
+
+def _changed(t: Tally, k: int, head: Any) -> tuple[int, int]:
+    """(battles whose headline reading ``k`` changed, battles it played): a share's headline is 0 or 1 in each
+    battle, so the squares of the per-battle differences count the changed ones."""
+    s = t.sums.get(f"d{k}.{head.name}")
+    return (0, 0) if s is None else (int(s.squares), s.n)  # none: a tally without the reading plays it no more
+
+
+def _playing(t: Tally | None, at: int, n_states: int, head: Any, stops: tuple[int, ...]) -> list[int] | None:
+    """The readings that play trial ``at`` on, from the tally of trials 0 … at−1 (None: all of them)."""
+    if not stops or at < stops[0]:
+        return None
+    if t is None or t.ranges != ((0, at),):
+        raise InputError("first", f"a reading that stops early plays its trials in order: send the tally of "
+                         f"trials 0 to {at - 1:,} with trial {at:,}", "the next trial of the run")
+    out = []
+    for k in range(1, n_states):
+        m, n = _changed(t, k, head)
+        if n == at and not (at in stops and wilson(m, n, t.confidence).high <= NEGLIGIBLE_SHARE):
+            out.append(k)
+    return out
+
+
+def _reading(t: Tally, k: int, head: Any, base: dict[str, Any],
+             stops: tuple[int, ...]) -> tuple[dict[str, Any] | None, dict[str, Any] | None, dict[str, Any]]:
+    """Reading ``k``'s figure, its change and how far it played. A reading that stopped early gives the
+    figure as it is moved by its change, with both intervals' half-widths (its own trials are fewer)."""
+    diff = _estimate(t, f"d{k}.{head.name}", head)
+    if not stops or diff is None:
+        return _estimate(t, f"{k}.{head.name}", head), diff, {}
+    m, n = _changed(t, k, head)
+    played: dict[str, Any] = {"trials": n, "changed": m, "stopped": n < t.trials}
+    if n == t.trials:
+        return _estimate(t, f"{k}.{head.name}", head), diff, played
+    x = Fraction(base["exact"]) + Fraction(diff["exact"])
+    low = max(0.0, base["low"] + diff["low"])
+    high = min(1.0, base["high"] + diff["high"])
+    played["bound"] = wilson(m, n, t.confidence).high
+    return {"exact": fraction_text(x), "float": float(x), "low": low, "high": high, "trials": n}, diff, played
+
+
 def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str | None = None, seed: int = 1,
                 trials: int | None = None, first: int = 0, count: int | None = None, tally: Any = None,
-                chunk: int = 0, mapper: Mapper = serial, render: bool = False) -> dict[str, Any]:
+                chunk: int = 0, mapper: Mapper = serial, render: bool = False, full: bool = False) -> dict[str, Any]:
     """Each assumed setting's other readings, ranked by how far they move ``figure`` (the headline by default).
 
     Estimators run trials ``first`` … ``first + count − 1`` (default: all ``trials``, the widget's run size)
-    of the inputs and of every variant, added to ``tally``.
+    of the inputs and of every variant not yet stopped (see the module's note; ``full``: every variant
+    plays every trial), added to ``tally``.
     """
     w = widgets.get(widget_id)
     figs = _figures(w, None)
@@ -150,6 +232,7 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
     base: dict[str, Any] | None
     got: list[dict[str, Any] | None] = []
     diffs: list[dict[str, Any] | None] = []
+    played: list[dict[str, Any]] = [{} for _ in variants]
     if w.trial is None:
         b = exact_figures(w, values)[head.name]
         base = _value_json(b)
@@ -165,24 +248,32 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
         count = total - first if count is None else count
         if count < 1:
             raise InputError("count", "no trials left to run", "1 or more")
-        states = [values] + [v for _, _, v in variants]
+        stops = _stops(head, total, full)
+        rule = f"{STOP_RULE}:{head.name}" if stops else ""
         t = _read_tally(tally, "tally")
-        if t is not None and t.key != _key(w, states, seed, "common"):
-            raise InputError("tally", "the tally belongs to other inputs, another seed or another widget; "
-                             "start again without one")
-        jobs = [(0, data, s0, n) for s0, n in _chunks(first, count, chunk or count)]
-        t = _run_jobs(w, jobs, seed, "common", mapper, [t])[0]
+        if t is not None and t.key != chunk_states(w, data, seed, "common", rule)[1]:
+            raise InputError("tally", "the tally belongs to other inputs, another seed, another widget or the "
+                             "other way of stopping readings; start again without one")
+        cuts = [first] + [c for c in stops if first < c < first + count] + [first + count]
+        for a, b in zip(cuts, cuts[1:]):  # a stage ends at each checkpoint: the rule looks at trials 0 … c−1
+            only = _playing(t, a, len(data), head, stops)
+            jobs = [(0, data, s0, n) for s0, n in _chunks(a, b - a, chunk or (b - a))]
+            t = _run_jobs(w, jobs, seed, "common", mapper, [t], only, rule)[0]
         assert t is not None
         base = _estimate(t, f"0.{head.name}", head)
-        for k in range(1, len(states)):
-            got.append(_estimate(t, f"{k}.{head.name}", head))
-            diffs.append(_estimate(t, f"d{k}.{head.name}", head))
+        assert base is not None
+        for k in range(1, len(data)):
+            g, d, played[k - 1] = _reading(t, k, head, base, stops)
+            got.append(g)
+            diffs.append(d)
         out.update(seed=seed, tally=t.to_json(), trials=t.trials, next=first + count, done=t.trials >= total,
-                   confidence=fraction_text(w.confidence))
+                   confidence=fraction_text(w.confidence),
+                   stopping={"checkpoints": list(stops), "negligible": fraction_text(NEGLIGIBLE_SHARE)} if stops
+                   else None)
     rows = []
     for i, s in enumerate(settings):
-        alts = [{"value": alt, "label": _label(alt), "figure": g, "diff": d}
-                for (j, alt, _), g, d in zip(variants, got, diffs) if j == i]
+        alts = [{"value": alt, "label": _label(alt), "figure": g, "diff": d, **p}
+                for (j, alt, _), g, d, p in zip(variants, got, diffs, played) if j == i]
         seen = [a["figure"] for a in alts if a["figure"] is not None] + ([base] if base else [])
         if not alts or not seen:
             continue
@@ -270,26 +361,56 @@ def sensitivity_html(answer: Mapping[str, Any]) -> str:
     """The sentence (if any), the tornado chart and a table of every reading tried, widest spread first."""
     head = answer["figure"]
     unit = head["unit"]
+    stopping = answer.get("stopping")
     body = []
     for r in answer["settings"]:
         for j, alt in enumerate(r["alternatives"]):
             name = f'<th scope="row" rowspan="{len(r["alternatives"])}">{escape(r["label"])} '\
                    f'<code>{escape(r["input"])}</code> (now {escape(_label(r["value"]))})</th>' if j == 0 else ""
+            played = f'<td class="num played">{escape(_played(alt))}</td>' if stopping else ""
             body.append(f"<tr>{name}<td>{escape(alt['label'])}</td>"
                         f'<td class="num">{escape(_shown_value(alt["figure"], unit))}</td>'
-                        f'<td class="num">{escape(_shown_value(alt["diff"], unit, True))}</td></tr>')
+                        f'<td class="num">{escape(_shown_value(alt["diff"], unit, True))}</td>{played}</tr>')
     base = escape(_shown_value(answer.get("base"), unit))
-    trials = f" Each reading played the same {answer['trials']:,} battles." if answer["kind"] == "estimate" else ""
+    if answer["kind"] != "estimate":
+        trials = ""
+    elif stopping:
+        looks = " or ".join(f"{c:,}" for c in stopping["checkpoints"])
+        trials = (f" The figure as it is played {answer['trials']:,} battles, and each reading the same ones; a "
+                  f"reading stopped after {looks} when it changed the outcome of so few that, at "
+                  f"{_percent(answer['confidence'])} confidence, it changes at most "
+                  f"{_percent(stopping['negligible'])} of battles, and so cannot move the figure further: its "
+                  "figure is the figure as it is with its change.")
+    else:
+        trials = f" Each reading played the same {answer['trials']:,} battles."
+    played_head = '<th scope="col" class="num">Battles</th>' if stopping else ""
     table = ('<div class="table-wrap" role="region" tabindex="0" aria-label="Every assumed reading tried">'
              f'<table class="sensitivity"><caption>{escape(head["label"])} under every other reading of the '
              f'assumed settings (as it is: {base})</caption><thead><tr><th scope="col">Setting</th>'
              '<th scope="col">Other reading</th><th scope="col" class="num">Figure</th>'
-             '<th scope="col" class="num">Change</th></tr></thead><tbody>' + "".join(body) + "</tbody></table></div>")
+             f'<th scope="col" class="num">Change</th>{played_head}</tr></thead><tbody>' + "".join(body) +
+             "</tbody></table></div>")
     sentence = f'<p class="sensitivity-sentence">{escape(answer["sentence"])}</p>' if answer["sentence"] else ""
     return (f'<div class="sensitivity-answer">{sentence}<figure class="scenario-chart">{tornado_svg(answer)}'
             f'<figcaption>How far each assumed setting moves {escape(head["label"])}: its lowest to highest, the '
             f'dashed line at the figure as it is. Tried: {escape(answer["rule"])}.{escape(trials)}</figcaption>'
             f"</figure>{table}</div>")
+
+
+def _percent(share: Any) -> str:
+    """A share as a percentage for prose: ``'1/40'`` -> ``'2.5 %'``, ``'19/20'`` -> ``'95 %'``."""
+    return f"{float(Fraction(share)) * 100:.3g} %"
+
+
+def _played(alt: Mapping[str, Any]) -> str:
+    """How many battles a reading played and why it stopped, for the table's last column."""
+    if "trials" not in alt:
+        return "—"
+    n = f"{alt['trials']:,}"
+    if not alt.get("stopped"):
+        return n
+    changed = "changed none" if alt["changed"] == 0 else f"changed {alt['changed']:,}"
+    return f"{n}: {changed}, stopped (at most {alt['bound'] * 100:.1f} % of battles)"
 
 
 def note_html(answer: Mapping[str, Any], instance: str) -> str:

@@ -14,7 +14,8 @@ import pytest
 from conftest import axe_violations, wait_until
 from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401
 
-from engine import linkstate, scenarios, widgets
+from engine import api, linkstate, scenarios, widgets
+from engine.schema import jsonable
 
 pytestmark = pytest.mark.browser
 
@@ -225,4 +226,60 @@ def test_how_lucky_places_what_happened_as_cpython_does(driver, site_url):
     note = luck.luck(b.id, inputs, b.roll(inputs, 1)["observed"], seed=1, count=0, tally=tally)["note"]
     driver.wait("([s, t]) => { const p = document.querySelector(s); return !p.hidden && !p.dataset.outdated "
                 "&& p.textContent === t; }", [f"#{BATTLE} .roll-luck", note], timeout=30)
+    assert driver.errors() == []
+
+
+ASSUMPTION_TRIALS = 250
+"""Battles of a battle's 'Which assumptions matter': past the first checkpoint (200), where readings that
+changed no battle stop, over many calls; few enough for the slowest browser."""
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_battles_assumptions_stop_readings_early_as_cpython_does_however_the_calls_were_cut(driver, site_url):
+    """Issue 22: a battle's 'Which assumptions matter' streams in calls the page sizes by time, and ends on
+    CPython's answer in one call: the same readings stopped at the same checkpoint, the table saying so."""
+    from engine import sensitivity
+    w = widgets.get("sgs.battle")
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={ASSUMPTION_TRIALS}#{BATTLE}")
+    inputs = w.validate(base_inputs(driver, BATTLE))
+    answer = sensitivity.sensitivity(w.id, inputs, seed=1, trials=ASSUMPTION_TRIALS, render=True)
+    readings = [a for r in answer["settings"] for a in r["alternatives"]]
+    assert any(a["stopped"] for a in readings) and any(not a["stopped"] for a in readings)
+    driver.call(OPEN, f"#{BATTLE}")
+    driver.call(CLICK, panel(BATTLE, "[data-action=assumptions]"))
+    driver.wait(DONE, f"#{BATTLE}", timeout=180)
+    shows(driver, panel(BATTLE, ".scenario-result"), answer["html"], "which assumptions matter, readings stopped early")
+    text = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-result"))
+    assert "200: changed none, stopped (at most 1.9 % of battles)" in text
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == f"Done: {ASSUMPTION_TRIALS} trials.", status
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_battles_assumptions_run_whose_readings_all_stop_keeps_its_calls_within_the_engines_bound(driver, site_url):
+    """12 against 1: no reading changes a battle, all stop at 200 and the inputs as they are play on alone, so a
+    call of the same length holds far more trials; the page's calls stay within the most the engine takes a
+    call (the answer's most_count), and the run ends on CPython's answer."""
+    from engine import sensitivity
+    w = widgets.get("sgs.battle")
+    open_live(driver, site_url + f"{BATTLE_PAGE}#{BATTLE}")
+    base = w.validate(base_inputs(driver, BATTLE))
+    lone = jsonable(base)
+    lone["defender"]["units"] = lone["defender"]["units"][:1]
+    values = w.validate(lone)
+    trials = 20_000
+    answer = sensitivity.sensitivity(w.id, values, seed=1, trials=trials, render=True)
+    readings = [a for r in answer["settings"] for a in r["alternatives"]]
+    assert readings and all(a["trials"] == 200 for a in readings)
+    assert trials > api.MAX_SCENARIO_TRIALS // (1 + len(readings)) * 4  # more than a few calls at the bound
+    state = w.state_text(values, base)
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}={quote(state, safe='~.')}&{BATTLE}.trials={trials}#{BATTLE}")
+    driver.call(OPEN, f"#{BATTLE}")
+    driver.call(CLICK, panel(BATTLE, "[data-action=assumptions]"))
+    driver.wait("(s) => ['done', 'failed'].includes(document.querySelector(s + ' .scenario-result').dataset.state)",
+                f"#{BATTLE}", timeout=240)
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == f"Done: {trials:,} trials.", status
+    shows(driver, panel(BATTLE, ".scenario-result"), answer["html"], "every reading stopped at the first checkpoint")
     assert driver.errors() == []

@@ -15,8 +15,12 @@
 
 import { collect } from "./forms.js";
 
-// A battle call aims at this long, so Stop and the page's other requests never wait for more.
+// A battle call aims at this long at first, so Stop and the page's other requests never wait for more.
 const CALL_MS = 200;
+// A long run's calls grow to this (an eighth of the time run so far, at least CALL_MS): each call also reads
+// back the tally and draws the chart, a cost that does not grow with its trials and took most of a 200 ms
+// call of AT Gold's "Which assumptions matter", so Stop may wait up to a second there.
+const LONG_CALL_MS = 1000;
 const FIRST_COUNT = 4; // trials per point in a battle's first call, before its cost is known
 
 function option(value, text, selected) {
@@ -308,6 +312,7 @@ export class ScenarioPanel {
     let count = FIRST_COUNT;
     let first = 0;
     let carried = {};
+    const began = performance.now();
     for (;;) {
       if (run.stopped) break;
       const sent = Math.max(1, Math.min(count, Number(trials) - first));
@@ -334,8 +339,10 @@ export class ScenarioPanel {
       this.say(`Running: ${this.trialsText(r)} so far.`);
       carried = r.tallies !== undefined ? { tallies: r.tallies } : { tally: r.tally };
       first = r.next ?? first + sent;
-      const took = Math.max(1, performance.now() - started);
-      count = Math.max(1, Math.min(count * 4, Math.floor(count * CALL_MS / took)));
+      const now = performance.now();
+      const took = Math.max(1, now - started);
+      const aim = Math.min(LONG_CALL_MS, Math.max(CALL_MS, (now - began) / 8));
+      count = Math.max(1, Math.min(count * 4, Math.floor(count * aim / took), r.most_count ?? Infinity));
     }
     this.finish(which, run, out);
     out.dataset.state = "stopped";
