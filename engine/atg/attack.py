@@ -15,7 +15,8 @@ float factor (1.0 when the modifier does not apply).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from operator import attrgetter
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from . import parts
@@ -28,7 +29,7 @@ the largest legal battle stays a few megabytes."""
 if TYPE_CHECKING:
     from .loop import Battle
 
-__all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "KILL", "RETREAT",
+__all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "live_modifiers", "ROUND_IDLE_WHEN", "KILL", "RETREAT",
            "PINNED", "MISS"]
 
 Modifier = Callable[["Battle", Individual, Individual, bool], float]
@@ -267,6 +268,8 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
     rebel: lambda b: b.combat != "rebel",
     supply_hp: _units_all_one("supply"),
     special_hp: lambda b: all(f[1] == 1.0 for f in b.type_floats),
+    counterattack: lambda b: all(b.f[k] == 1.0 for k in ("counter_attacker_land", "counter_attacker_other",
+                                                          "counter_defender_land", "counter_defender_other")),
     river: lambda b: b.river_factor == 1.0,
     airfield: lambda b: not b.airfield_strike,
 }
@@ -274,9 +277,66 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
 multiplying by 1.0 changes nothing, so every figure stays as it was)."""
 
 
-def live_modifiers(b: Battle, modifiers: tuple[tuple[str, Modifier], ...]) -> tuple[tuple[str, Modifier], ...]:
-    """``modifiers`` less those :data:`IDLE_WHEN` says stay 1.0 in this battle (ask once its sides are built)."""
-    return tuple((name, fn) for name, fn in modifiers if not (fn in IDLE_WHEN and IDLE_WHEN[fn](b)))
+# The round's checks look over every individual: through attrgetter, at C speed.
+_fuel, _readiness, _status = attrgetter("fuel"), attrgetter("readiness"), attrgetter("status")
+
+
+def _fuel_idle(b: Battle) -> bool:
+    # nobody short of fuel at the start: only a first attack of the round uses any, and it then needs none
+    return max(t.fuel_per_round for t in b.types) <= min(map(_fuel, b.everyone), default=0.0)
+
+
+def _readiness_idle(b: Battle, weights: tuple[float, ...]) -> bool:
+    # readiness changes during the steps only for whoever is hit (then nobody's target, and out of the
+    # fight) and for types that lose it by attacking
+    if any(t.readiness_per_attack for t in b.types):
+        return False
+    return all(parts.weighted(r, w) == 1.0 for r in set(map(_readiness, b.everyone)) for w in weights)
+
+
+def _stack_idle(b: Battle) -> bool:
+    return all(x == 1.0 for side in b.stack_factor for x in side.values())
+
+
+def _no_target_in_retreat(b: Battle) -> bool:
+    # a target in retreat retreats in order, in panic or from its mission (one hit in these steps is
+    # nobody's target again: Battle.out_of_reach), and nobody starts such a retreat during the steps
+    if RETREATING not in set(map(_status, b.everyone)):
+        return True
+    return not any(p.status == RETREATING and p.kind != HIT for p in b.everyone)
+
+
+ROUND_IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
+    fuel: _fuel_idle,
+    startup: lambda b: b.round > 2 or b.f["startup_round_1" if b.round == 1 else "startup_round_2"] == 1.0,
+    readiness: lambda b: _readiness_idle(b, (b.f["readiness_weight_attacker"], b.f["readiness_weight_defender"])),
+    concentric: lambda b: b.concentric == 1.0,
+    retreating_target: _no_target_in_retreat,
+    panicking_target: _no_target_in_retreat,
+    overstacking_attack: _stack_idle,
+    readiness_hp: lambda b: _readiness_idle(b, (b.f["readiness_weight_hp"],)),
+    overstacking_hp: _stack_idle,
+}
+"""Modifiers that, once a round's steps begin (its stacking and concentric bonus worked out), may stay
+1.0 through all of them, and when they do: a round's attacks skip them as :data:`IDLE_WHEN`'s are."""
+
+
+def live_modifiers(b: Battle, modifiers: tuple[tuple[str, Modifier], ...],
+                   idle_when: Mapping[Modifier, Callable[[Battle], bool]] = IDLE_WHEN,
+                   answers: dict[Callable[[Battle], bool], bool] | None = None) -> tuple[tuple[str, Modifier], ...]:
+    """``modifiers`` less those ``idle_when`` says stay 1.0: :data:`IDLE_WHEN` for the battle (ask once
+    its sides are built), :data:`ROUND_IDLE_WHEN` for a round's steps (ask as they begin). A check
+    several modifiers share is made once (``answers``: those made so far, if other lists share them)."""
+    answers = {} if answers is None else answers
+
+    def idle(fn: Modifier) -> bool:
+        check = idle_when.get(fn)
+        if check is None:
+            return False
+        if check not in answers:
+            answers[check] = check(b)
+        return answers[check]
+    return tuple((name, fn) for name, fn in modifiers if not idle(fn))
 
 
 def attack_points(b: Battle, a: Individual, t: Individual) -> int:

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import endings, parts
-from .attack import ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, attack, attack_points, live_modifiers
+from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, Modifier, attack,
+                     attack_points, live_modifiers)
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge)
 from .interception import Decision, intercepts
@@ -301,12 +302,21 @@ class Battle:
                     self._add_unit(1, aa.unit, outside=True)
         carrying = self.combat in ("paradrop", "airlift", "air_supply")
         self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport and carrying)
-        self.attack_modifiers = live_modifiers(self, ATTACK_MODIFIERS)
-        self.hit_point_modifiers = live_modifiers(self, HIT_POINT_MODIFIERS)
-        """The modifiers that can differ from 1.0 in this battle (the hot path's lists)."""
+        self.battle_modifiers = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
+        """The attack and hit point modifiers that can differ from 1.0 in this battle."""
+        self.attack_modifiers, self.hit_point_modifiers = self.battle_modifiers
+        self.attack_factors: tuple[Modifier, ...] = ()
+        self.hit_point_factors: tuple[Modifier, ...] = ()
+        """Set for each round's steps by :meth:`_round_modifiers`."""
+
+    def _round_modifiers(self) -> None:
+        """The modifiers that can differ from 1.0 in this round's steps (the hot path's lists), with their
+        names for the log and without them for a battle that is not logged."""
+        answers: dict[Any, bool] = {}
+        self.attack_modifiers, self.hit_point_modifiers = (
+            live_modifiers(self, mods, ROUND_IDLE_WHEN, answers) for mods in self.battle_modifiers)
         self.attack_factors = tuple(fn for _, fn in self.attack_modifiers)
         self.hit_point_factors = tuple(fn for _, fn in self.hit_point_modifiers)
-        """The same, without their names, for a battle that is not logged."""
 
     # The loop -----------------------------------------------------------------------------------------
 
@@ -428,6 +438,7 @@ class Battle:
             p.attacks = 0
             p.attacked = 0
         self._stacking()
+        self._round_modifiers()
         self.subround = 0
         may_attack = self._may_attack
         acting = self.everyone
