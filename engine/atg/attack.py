@@ -352,12 +352,13 @@ def _draw(b: Battle, value: float) -> float:
 
 def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
     """Play one attack (or counterattack) and apply its result; returns kill, retreat, pinned or miss."""
-    att = float(a.t.attack.get(t.t.group, 0))  # attack_points(), on the hot path
+    at = a.t
+    att = float(at.attack.get(t.t.group, 0))  # attack_points(), on the hot path
     hp = float(t.t.hit_points)
     record = b.record
-    att_mods: list[tuple[str, float]] = []
-    hp_mods: list[tuple[str, float]] = []
     if record:  # every factor that is not 1.0 goes into the log
+        att_mods: list[tuple[str, float]] = []
+        hp_mods: list[tuple[str, float]] = []
         for name, fn in b.attack_modifiers:
             x = fn(b, a, t, counter)
             if x != 1.0:
@@ -373,31 +374,30 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
             att *= fn(b, a, t, counter)
         for fn in b.hit_point_factors:
             hp *= fn(b, a, t, counter)
-    if a.t.fuel_per_round:  # most types need none
+    if at.fuel_per_round:  # most types need none
         _use_fuel(b, a, t)
+    rnd = b.rng.random
     if b.whole:
         score = _draw(b, att)
         defence = _draw(b, hp)
     else:  # _draw's fractional reading, inline: the hot path's commonest case
-        rnd = b.rng.random
         score = rnd() * att
         defence = rnd() * hp
-    hit = score > defence or (b.tie_hits and score == defence and att > 0)
     result = MISS
     d100 = 0
     gain = 0.0
-    if hit:
-        d100 = int(b.rng.random() * 100) + 1
-        kill, retreat_ = a.t.kill, a.t.retreat
-        result = KILL if d100 <= kill else RETREAT if d100 <= kill + retreat_ else PINNED
+    if score > defence or (b.tie_hits and score == defence and att > 0):  # a hit
+        d100 = int(rnd() * 100) + 1
+        kill = at.kill
+        result = KILL if d100 <= kill else RETREAT if d100 <= kill + at.retreat else PINNED
         gain = _apply_hit(b, a, t, result)
     t.attacked += 1
     t.last_targeted = b.round
     a.attacks_total += 1
     if not counter:
         a.attacks += 1
-        if a.t.readiness_per_attack:
-            a.readiness = max(0.0, a.readiness - a.t.readiness_per_attack)
+        if at.readiness_per_attack:
+            a.readiness = max(0.0, a.readiness - at.readiness_per_attack)
     b.attacks_made += 1
     if record:
         if b.attacks_made <= LOGGED_ATTACKS:
