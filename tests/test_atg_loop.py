@@ -718,7 +718,7 @@ def test_the_targets_kept_during_the_steps_are_those_a_fresh_search_finds(combat
     plain = Battle._find_target
 
     def checked(self, a):
-        kept = self.candidates.get((a.slot, a.broken, a.side))
+        kept = self.candidates[a.side].get((a.slot, a.broken))
         if kept is not None:
             assert kept == self.targets_for(a)
             searched.append(len(kept))

@@ -197,9 +197,10 @@ class Battle:
         """Each type's place in ``types``, by ``id``."""
         self.type_tables: dict[tuple[int, bool, int], tuple[list[bool], list[bool]]] = {}
         """:meth:`_type_table` worked out so far."""
-        self.candidates: dict[tuple[int, bool, int], list[Individual]] = {}
-        """The targets :meth:`_find_target` found for each kind of attacker in these steps, kept up to date:
-        during the steps the only change is that someone hit is a target no more (:meth:`out_of_reach`)."""
+        self.candidates: tuple[dict[tuple[int, bool], list[Individual]], ...] = ({}, {})
+        """The targets :meth:`_find_target` found for each kind of attacker in these steps (by the attackers'
+        side, then type slot and brokenness), kept up to date: during the steps the only change is that
+        someone hit is a target no more (:meth:`out_of_reach`)."""
         self.attacks_made = 0
         self.unlogged = 0
         """Attacks of this round past LOGGED_ATTACKS, counted but not described."""
@@ -433,23 +434,24 @@ class Battle:
                     self.stack_factor[0]["artillery"] = 1.0
 
     def _steps(self) -> None:
-        self.candidates.clear()
+        for found in self.candidates:
+            found.clear()
         for p in self.everyone:
             p.attacks = 0
             p.attacked = 0
         self._stacking()
         self._round_modifiers()
         self.subround = 0
-        may_attack = self._may_attack
-        acting = self.everyone
+        acting = [p for p in self.everyone if self._attacks_at_all(p)]
         while True:
             self.subround += 1
             acted = False
             # Who may attack in this subround, in initiative order: nobody else can (attacks made only grow,
-            # and nobody comes back into the fight during the steps); each is asked again at its turn.
-            acting = [p for p in acting if may_attack(p)]
+            # and nobody comes back into the fight during the steps). At its turn, only being hit since (its
+            # status) can have changed that: its attacks grow only at its own turns.
+            acting = [p for p in acting if p.status == IN and p.attacks < p.t.attacks]
             for p in acting:
-                if not may_attack(p):
+                if p.status != IN:
                     continue
                 target = self._find_target(p)
                 if target is None:
@@ -465,9 +467,9 @@ class Battle:
                 break
         self._structural_damage()
 
-    def _may_attack(self, p: Individual) -> bool:
-        if p.status != IN or p.attacks >= p.t.attacks:
-            return False
+    def _attacks_at_all(self, p: Individual) -> bool:
+        """Whether ``p``'s side and type let it attack in this battle (in the steps, while it fights and has
+        attacks left)."""
         if p.side == 0:
             return not (self.combat == "air_recon" and p.t.is_air)
         if self.bombardment:
@@ -529,10 +531,11 @@ class Battle:
         self.work += len(enemy) + 1
         if self.work > self.work_limit:
             raise BattleTooBig(self.round, self.attacks_made)
-        key = (a.slot, a.broken, a.side)
-        candidates = self.candidates.get(key)
+        kept = self.candidates[a.side]
+        key = (a.slot, a.broken)
+        candidates = kept.get(key)
         if candidates is None:
-            candidates = self.candidates[key] = self.targets_for(a)
+            candidates = kept[key] = self.targets_for(a)
         if not candidates:
             return None
         n = len(candidates)
@@ -552,7 +555,7 @@ class Battle:
     def out_of_reach(self, x: Individual) -> None:
         """``x`` was just hit: killed, pinned down or retreating under fire, it is nobody's target any more.
         Taken out of the targets found so far, which keep their order (the draws pick by position)."""
-        for found in self.candidates.values():
+        for found in self.candidates[1 - x.side].values():  # the lists of x's enemies
             if x in found:
                 found.remove(x)
 
