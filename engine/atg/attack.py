@@ -29,7 +29,7 @@ the largest legal battle stays a few megabytes."""
 if TYPE_CHECKING:
     from .loop import Battle
 
-__all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "live_modifiers", "ROUND_IDLE_WHEN", "KILL", "RETREAT",
+__all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "hit_effects", "live_modifiers", "ROUND_IDLE_WHEN", "KILL", "RETREAT",
            "PINNED", "MISS"]
 
 Modifier = Callable[["Battle", Individual, Individual, bool], float]
@@ -286,11 +286,14 @@ def _fuel_idle(b: Battle) -> bool:
     return max(t.fuel_per_round for t in b.types) <= min(map(_fuel, b.everyone), default=0.0)
 
 
-def _readiness_idle(b: Battle, weights: tuple[float, ...]) -> bool:
+def _readiness_idle(b: Battle) -> bool:
     # readiness changes during the steps only for whoever is hit (then nobody's target, and out of the
-    # fight) and for types that lose it by attacking
+    # fight) and for types that lose it by attacking; one answer for attack and hit points (it is asked
+    # once a round, and a readiness of 100 leaves both at 1.0)
     if any(t.readiness_per_attack for t in b.types):
         return False
+    f = b.f
+    weights = (f["readiness_weight_attacker"], f["readiness_weight_defender"], f["readiness_weight_hp"])
     return all(parts.weighted(r, w) == 1.0 for r in set(map(_readiness, b.everyone)) for w in weights)
 
 
@@ -309,12 +312,12 @@ def _no_target_in_retreat(b: Battle) -> bool:
 ROUND_IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
     fuel: _fuel_idle,
     startup: lambda b: b.round > 2 or b.f["startup_round_1" if b.round == 1 else "startup_round_2"] == 1.0,
-    readiness: lambda b: _readiness_idle(b, (b.f["readiness_weight_attacker"], b.f["readiness_weight_defender"])),
+    readiness: _readiness_idle,
     concentric: lambda b: b.concentric == 1.0,
     retreating_target: _no_target_in_retreat,
     panicking_target: _no_target_in_retreat,
     overstacking_attack: _stack_idle,
-    readiness_hp: lambda b: _readiness_idle(b, (b.f["readiness_weight_hp"],)),
+    readiness_hp: _readiness_idle,
     overstacking_hp: _stack_idle,
 }
 """Modifiers that, once a round's steps begin (its stacking and concentric bonus worked out), may stay
@@ -414,26 +417,37 @@ def _use_fuel(b: Battle, a: Individual, t: Individual) -> None:
         a.fuel_round = b.round
 
 
+def hit_effects(f: Mapping[str, float]) -> dict[str, tuple[float, float, float, float]]:
+    """For a retreat and a pinned hit: what the target keeps of its readiness, entrenchment and morale (as
+    factors), and the experience the attacker gains before the power ratio; worked out once a battle."""
+    return {result: (1.0 - f[pre + "_readiness_loss"] / 100.0, 1.0 - f[pre + "_entrenchment_loss"] / 100.0,
+                     1.0 - f[pre + "_morale_loss"] / 100.0, f[pre + "_xp"])
+            for result, pre in ((RETREAT, "retreat"), (PINNED, "pinned"))}
+
+
 def _apply_hit(b: Battle, a: Individual, t: Individual, result: str) -> float:
     b.out_of_reach(t)
     f = b.f
-    mod = parts.experience_modifier(float(t.t.power_points), float(a.t.power_points), f["experience_min"],
-                                    f["experience_max"])
+    ratios = b.experience_ratios[t.slot]  # by the two types: worked out once a battle
+    mod = ratios[a.slot]
+    if mod is None:
+        mod = ratios[a.slot] = parts.experience_modifier(float(t.t.power_points), float(a.t.power_points),
+                                                         f["experience_min"], f["experience_max"])
     t.last_hit = b.round
     a.last_success = b.round
     if result == KILL:
         t.status = KILLED
         gain = f["kill_xp"] * mod
     else:
-        pre = "retreat" if result == RETREAT else "pinned"
         if b.retreat_barred(t.side):
             t.status = PINNED_DOWN  # nowhere to go: out of the fight, still in its hex
         else:
             t.retreat(HIT, b.round)
-        t.readiness *= 1.0 - f[pre + "_readiness_loss"] / 100.0
-        t.entrenchment *= 1.0 - f[pre + "_entrenchment_loss"] / 100.0
-        t.morale *= 1.0 - f[pre + "_morale_loss"] / 100.0
-        gain = f[pre + "_xp"] * mod
+        readiness_kept, entrenchment_kept, morale_kept, xp = b.hit_effects[result]
+        t.readiness *= readiness_kept
+        t.entrenchment *= entrenchment_kept
+        t.morale *= morale_kept
+        gain = xp * mod
     before = a.xp
     a.xp = min(f["max_experience"], a.xp + gain)
     a.xp_gained += a.xp - before

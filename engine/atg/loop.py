@@ -32,7 +32,7 @@ from typing import Any
 
 from . import endings, parts
 from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, Modifier, attack,
-                     attack_points, live_modifiers)
+                     attack_points, hit_effects, live_modifiers)
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge)
 from .interception import Decision, intercepts
@@ -303,6 +303,10 @@ class Battle:
                     self._add_unit(1, aa.unit, outside=True)
         carrying = self.combat in ("paradrop", "airlift", "air_supply")
         self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport and carrying)
+        self.experience_ratios: list[list[float | None]] = [[None] * len(self.types) for _ in self.types]
+        """The experience a hit gives, as the target's power over the attacker's kept between the rulevars
+        (by target and attacker type slot), worked out at the first such hit."""
+        self.hit_effects = hit_effects(self.f)
         self.battle_modifiers = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
         """The attack and hit point modifiers that can differ from 1.0 in this battle."""
         self.attack_modifiers, self.hit_point_modifiers = self.battle_modifiers
