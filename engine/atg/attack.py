@@ -253,12 +253,25 @@ def _units_all_one(field: str) -> Callable[[Battle], bool]:
     return lambda b: all(getattr(u, field) == 1.0 for us in b.units for u in us)
 
 
+# Checks that look over every individual read them through attrgetter, at C speed.
+_fuel, _readiness, _status = attrgetter("fuel"), attrgetter("readiness"), attrgetter("status")
+
+
+def _readiness_idle(b: Battle, weights: tuple[str, ...]) -> bool:
+    # readiness changes in a battle only for whoever is hit (never again an attacker or a target: killed,
+    # pinned down or retreating under fire) and for types that lose it by attacking
+    if any(t.readiness_per_attack for t in b.types):
+        return False
+    return all(parts.weighted(r, b.f[w]) == 1.0 for r in set(map(_readiness, b.everyone)) for w in weights)
+
+
 IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
     global_modifier: _units_all_one("global_modifier"),
     aa_from_distance: lambda b: not any(p.outside for p in b.everyone),
     landscape: lambda b: b.landscape_attack == (1.0, 1.0),
     staff: _units_all_one("staff"),
     special: lambda b: all(f[0] == 1.0 for f in b.type_floats),
+    readiness: lambda b: _readiness_idle(b, ("readiness_weight_attacker", "readiness_weight_defender")),
     supply: _units_all_one("supply"),
     people: _units_all_one("people"),
     against_people: _units_all_one("against_people"),
@@ -266,6 +279,7 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
     versus_paradrop: lambda b: b.combat != "paradrop",
     versus_amphibious: lambda b: b.combat != "amphibious",
     rebel: lambda b: b.combat != "rebel",
+    readiness_hp: lambda b: _readiness_idle(b, ("readiness_weight_hp",)),
     supply_hp: _units_all_one("supply"),
     special_hp: lambda b: all(f[1] == 1.0 for f in b.type_floats),
     counterattack: lambda b: all(b.f[k] == 1.0 for k in ("counter_attacker_land", "counter_attacker_other",
@@ -277,24 +291,9 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
 multiplying by 1.0 changes nothing, so every figure stays as it was)."""
 
 
-# The round's checks look over every individual: through attrgetter, at C speed.
-_fuel, _readiness, _status = attrgetter("fuel"), attrgetter("readiness"), attrgetter("status")
-
-
 def _fuel_idle(b: Battle) -> bool:
     # nobody short of fuel at the start: only a first attack of the round uses any, and it then needs none
     return max(t.fuel_per_round for t in b.types) <= min(map(_fuel, b.everyone), default=0.0)
-
-
-def _readiness_idle(b: Battle) -> bool:
-    # readiness changes during the steps only for whoever is hit (then nobody's target, and out of the
-    # fight) and for types that lose it by attacking; one answer for attack and hit points (it is asked
-    # once a round, and a readiness of 100 leaves both at 1.0)
-    if any(t.readiness_per_attack for t in b.types):
-        return False
-    f = b.f
-    weights = (f["readiness_weight_attacker"], f["readiness_weight_defender"], f["readiness_weight_hp"])
-    return all(parts.weighted(r, w) == 1.0 for r in set(map(_readiness, b.everyone)) for w in weights)
 
 
 def _stack_idle(b: Battle) -> bool:
@@ -312,12 +311,10 @@ def _no_target_in_retreat(b: Battle) -> bool:
 ROUND_IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
     fuel: _fuel_idle,
     startup: lambda b: b.round > 2 or b.f["startup_round_1" if b.round == 1 else "startup_round_2"] == 1.0,
-    readiness: _readiness_idle,
     concentric: lambda b: b.concentric == 1.0,
     retreating_target: _no_target_in_retreat,
     panicking_target: _no_target_in_retreat,
     overstacking_attack: _stack_idle,
-    readiness_hp: _readiness_idle,
     overstacking_hp: _stack_idle,
 }
 """Modifiers that, once a round's steps begin (its stacking and concentric bonus worked out), may stay

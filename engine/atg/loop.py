@@ -28,6 +28,7 @@ import random
 from collections.abc import Mapping
 import dataclasses
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from typing import Any
 
 from . import endings, parts
@@ -168,6 +169,8 @@ def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = Fals
     b.run()
     return b.outcome(merge_units)
 
+
+_initiative = attrgetter("initiative")
 
 _setup_floats: list[Any] = [None, {}]
 """The last setup, and its units' and types' fixed numbers as floats by ``id`` (:meth:`Battle._floats_of`):
@@ -367,7 +370,7 @@ class Battle:
             p.initiative = rnd() * p.t.initiative
 
     def _sort(self) -> None:
-        self.everyone.sort(key=lambda p: -p.initiative)
+        self.everyone.sort(key=_initiative, reverse=True)  # highest first; a stable sort, ties keep their order
 
     def _capitulation(self) -> None:
         f = self.f
