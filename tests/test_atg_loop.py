@@ -778,3 +778,9 @@ def test_a_modifier_a_round_skips_is_one_at_each_of_its_attacks(combat, monkeypa
     assert skipped, f"{combat}: no round skipped a modifier"
     if combat == "land":  # where every one of them comes and goes
         assert set(skipped) == set(live) == set(ROUND_IDLE_WHEN)
+
+
+def test_a_battle_with_nobody_on_either_side_is_a_standoff_after_one_round():
+    """The round's checks look over the battle's types and individuals: none at all is no error."""
+    o = fight(Setup((), ()), Rules(), random.Random(1))
+    assert (o.ending, o.rounds) == ("standoff", 1)

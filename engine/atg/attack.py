@@ -293,7 +293,7 @@ multiplying by 1.0 changes nothing, so every figure stays as it was)."""
 
 def _fuel_idle(b: Battle) -> bool:
     # nobody short of fuel at the start: only a first attack of the round uses any, and it then needs none
-    return max(t.fuel_per_round for t in b.types) <= min(map(_fuel, b.everyone), default=0.0)
+    return max((t.fuel_per_round for t in b.types), default=0) <= min(map(_fuel, b.everyone), default=0.0)
 
 
 def _stack_idle(b: Battle) -> bool:
