@@ -15,7 +15,8 @@ float factor (1.0 when the modifier does not apply).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from operator import attrgetter
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from . import parts
@@ -28,7 +29,7 @@ the largest legal battle stays a few megabytes."""
 if TYPE_CHECKING:
     from .loop import Battle
 
-__all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "KILL", "RETREAT",
+__all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "hit_effects", "live_modifiers", "ROUND_IDLE_WHEN", "KILL", "RETREAT",
            "PINNED", "MISS"]
 
 Modifier = Callable[["Battle", Individual, Individual, bool], float]
@@ -252,12 +253,25 @@ def _units_all_one(field: str) -> Callable[[Battle], bool]:
     return lambda b: all(getattr(u, field) == 1.0 for us in b.units for u in us)
 
 
+# Checks that look over every individual read them through attrgetter, at C speed.
+_fuel, _readiness, _status = attrgetter("fuel"), attrgetter("readiness"), attrgetter("status")
+
+
+def _readiness_idle(b: Battle, weights: tuple[str, ...]) -> bool:
+    # readiness changes in a battle only for whoever is hit (never again an attacker or a target: killed,
+    # pinned down or retreating under fire) and for types that lose it by attacking
+    if any(t.readiness_per_attack for t in b.types):
+        return False
+    return all(parts.weighted(r, b.f[w]) == 1.0 for r in set(map(_readiness, b.everyone)) for w in weights)
+
+
 IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
     global_modifier: _units_all_one("global_modifier"),
     aa_from_distance: lambda b: not any(p.outside for p in b.everyone),
     landscape: lambda b: b.landscape_attack == (1.0, 1.0),
     staff: _units_all_one("staff"),
     special: lambda b: all(f[0] == 1.0 for f in b.type_floats),
+    readiness: lambda b: _readiness_idle(b, ("readiness_weight_attacker", "readiness_weight_defender")),
     supply: _units_all_one("supply"),
     people: _units_all_one("people"),
     against_people: _units_all_one("against_people"),
@@ -265,8 +279,11 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
     versus_paradrop: lambda b: b.combat != "paradrop",
     versus_amphibious: lambda b: b.combat != "amphibious",
     rebel: lambda b: b.combat != "rebel",
+    readiness_hp: lambda b: _readiness_idle(b, ("readiness_weight_hp",)),
     supply_hp: _units_all_one("supply"),
     special_hp: lambda b: all(f[1] == 1.0 for f in b.type_floats),
+    counterattack: lambda b: all(b.f[k] == 1.0 for k in ("counter_attacker_land", "counter_attacker_other",
+                                                          "counter_defender_land", "counter_defender_other")),
     river: lambda b: b.river_factor == 1.0,
     airfield: lambda b: not b.airfield_strike,
 }
@@ -274,9 +291,52 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
 multiplying by 1.0 changes nothing, so every figure stays as it was)."""
 
 
-def live_modifiers(b: Battle, modifiers: tuple[tuple[str, Modifier], ...]) -> tuple[tuple[str, Modifier], ...]:
-    """``modifiers`` less those :data:`IDLE_WHEN` says stay 1.0 in this battle (ask once its sides are built)."""
-    return tuple((name, fn) for name, fn in modifiers if not (fn in IDLE_WHEN and IDLE_WHEN[fn](b)))
+def _fuel_idle(b: Battle) -> bool:
+    # nobody short of fuel at the start: only a first attack of the round uses any, and it then needs none
+    return max((t.fuel_per_round for t in b.types), default=0) <= min(map(_fuel, b.everyone), default=0.0)
+
+
+def _stack_idle(b: Battle) -> bool:
+    return all(x == 1.0 for side in b.stack_factor for x in side.values())
+
+
+def _no_target_in_retreat(b: Battle) -> bool:
+    # a target in retreat retreats in order, in panic or from its mission (one hit in these steps is
+    # nobody's target again: Battle.out_of_reach), and nobody starts such a retreat during the steps
+    if RETREATING not in set(map(_status, b.everyone)):
+        return True
+    return not any(p.status == RETREATING and p.kind != HIT for p in b.everyone)
+
+
+ROUND_IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
+    fuel: _fuel_idle,
+    startup: lambda b: b.round > 2 or b.f["startup_round_1" if b.round == 1 else "startup_round_2"] == 1.0,
+    concentric: lambda b: b.concentric == 1.0,
+    retreating_target: _no_target_in_retreat,
+    panicking_target: _no_target_in_retreat,
+    overstacking_attack: _stack_idle,
+    overstacking_hp: _stack_idle,
+}
+"""Modifiers that, once a round's steps begin (its stacking and concentric bonus worked out), may stay
+1.0 through all of them, and when they do: a round's attacks skip them as :data:`IDLE_WHEN`'s are."""
+
+
+def live_modifiers(b: Battle, modifiers: tuple[tuple[str, Modifier], ...],
+                   idle_when: Mapping[Modifier, Callable[[Battle], bool]] = IDLE_WHEN,
+                   answers: dict[Callable[[Battle], bool], bool] | None = None) -> tuple[tuple[str, Modifier], ...]:
+    """``modifiers`` less those ``idle_when`` says stay 1.0: :data:`IDLE_WHEN` for the battle (ask once
+    its sides are built), :data:`ROUND_IDLE_WHEN` for a round's steps (ask as they begin). A check
+    several modifiers share is made once (``answers``: those made so far, if other lists share them)."""
+    answers = {} if answers is None else answers
+
+    def idle(fn: Modifier) -> bool:
+        check = idle_when.get(fn)
+        if check is None:
+            return False
+        if check not in answers:
+            answers[check] = check(b)
+        return answers[check]
+    return tuple((name, fn) for name, fn in modifiers if not idle(fn))
 
 
 def attack_points(b: Battle, a: Individual, t: Individual) -> int:
@@ -292,12 +352,13 @@ def _draw(b: Battle, value: float) -> float:
 
 def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
     """Play one attack (or counterattack) and apply its result; returns kill, retreat, pinned or miss."""
-    att = float(a.t.attack.get(t.t.group, 0))  # attack_points(), on the hot path
+    at = a.t
+    att = float(at.attack.get(t.t.group, 0))  # attack_points(), on the hot path
     hp = float(t.t.hit_points)
     record = b.record
-    att_mods: list[tuple[str, float]] = []
-    hp_mods: list[tuple[str, float]] = []
     if record:  # every factor that is not 1.0 goes into the log
+        att_mods: list[tuple[str, float]] = []
+        hp_mods: list[tuple[str, float]] = []
         for name, fn in b.attack_modifiers:
             x = fn(b, a, t, counter)
             if x != 1.0:
@@ -313,13 +374,13 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
             att *= fn(b, a, t, counter)
         for fn in b.hit_point_factors:
             hp *= fn(b, a, t, counter)
-    if a.t.fuel_per_round:  # most types need none
+    if at.fuel_per_round:  # most types need none
         _use_fuel(b, a, t)
+    rnd = b.rng.random
     if b.whole:
         score = _draw(b, att)
         defence = _draw(b, hp)
     else:  # _draw's fractional reading, inline: the hot path's commonest case
-        rnd = b.rng.random
         score = rnd() * att
         defence = rnd() * hp
     hit = score > defence or (b.tie_hits and score == defence and att > 0)
@@ -329,17 +390,17 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
     d100 = 0
     gain = 0.0
     if hit:
-        d100 = int(b.rng.random() * 100) + 1
-        kill, retreat_ = a.t.kill, a.t.retreat
-        result = KILL if d100 <= kill else RETREAT if d100 <= kill + retreat_ else PINNED
+        d100 = int(rnd() * 100) + 1
+        kill = at.kill
+        result = KILL if d100 <= kill else RETREAT if d100 <= kill + at.retreat else PINNED
         gain = _apply_hit(b, a, t, result)
     t.attacked += 1
     t.last_targeted = b.round
     a.attacks_total += 1
     if not counter:
         a.attacks += 1
-        if a.t.readiness_per_attack:
-            a.readiness = max(0.0, a.readiness - a.t.readiness_per_attack)
+        if at.readiness_per_attack:
+            a.readiness = max(0.0, a.readiness - at.readiness_per_attack)
     b.attacks_made += 1
     if record:
         if b.attacks_made <= LOGGED_ATTACKS:
@@ -356,26 +417,37 @@ def _use_fuel(b: Battle, a: Individual, t: Individual) -> None:
         a.fuel_round = b.round
 
 
+def hit_effects(f: Mapping[str, float]) -> dict[str, tuple[float, float, float, float]]:
+    """For a retreat and a pinned hit: what the target keeps of its readiness, entrenchment and morale (as
+    factors), and the experience the attacker gains before the power ratio; worked out once a battle."""
+    return {result: (1.0 - f[pre + "_readiness_loss"] / 100.0, 1.0 - f[pre + "_entrenchment_loss"] / 100.0,
+                     1.0 - f[pre + "_morale_loss"] / 100.0, f[pre + "_xp"])
+            for result, pre in ((RETREAT, "retreat"), (PINNED, "pinned"))}
+
+
 def _apply_hit(b: Battle, a: Individual, t: Individual, result: str) -> float:
     b.out_of_reach(t)
     f = b.f
-    mod = parts.experience_modifier(float(t.t.power_points), float(a.t.power_points), f["experience_min"],
-                                    f["experience_max"])
+    ratios = b.experience_ratios[t.slot]  # by the two types: worked out once a battle
+    mod = ratios[a.slot]
+    if mod is None:
+        mod = ratios[a.slot] = parts.experience_modifier(float(t.t.power_points), float(a.t.power_points),
+                                                         f["experience_min"], f["experience_max"])
     t.last_hit = b.round
     a.last_success = b.round
     if result == KILL:
         t.status = KILLED
         gain = f["kill_xp"] * mod
     else:
-        pre = "retreat" if result == RETREAT else "pinned"
         if b.retreat_barred(t.side):
             t.status = PINNED_DOWN  # nowhere to go: out of the fight, still in its hex
         else:
             t.retreat(HIT, b.round)
-        t.readiness *= 1.0 - f[pre + "_readiness_loss"] / 100.0
-        t.entrenchment *= 1.0 - f[pre + "_entrenchment_loss"] / 100.0
-        t.morale *= 1.0 - f[pre + "_morale_loss"] / 100.0
-        gain = f[pre + "_xp"] * mod
+        readiness_kept, entrenchment_kept, morale_kept, xp = b.hit_effects[result]
+        t.readiness *= readiness_kept
+        t.entrenchment *= entrenchment_kept
+        t.morale *= morale_kept
+        gain = xp * mod
     before = a.xp
     a.xp = min(f["max_experience"], a.xp + gain)
     a.xp_gained += a.xp - before

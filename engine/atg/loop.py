@@ -28,10 +28,12 @@ import random
 from collections.abc import Mapping
 import dataclasses
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from typing import Any
 
 from . import endings, parts
-from .attack import ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, attack, attack_points, live_modifiers
+from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, Modifier, attack,
+                     attack_points, hit_effects, live_modifiers)
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge)
 from .interception import Decision, intercepts
@@ -173,6 +175,8 @@ def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = Fals
     return b.outcome(merge_units)
 
 
+_initiative = attrgetter("initiative")
+
 _setup_floats: list[Any] = [None, {}]
 """The last setup, and its units' and types' fixed numbers as floats by ``id`` (:meth:`Battle._floats_of`):
 the setup keeps them alive, so an ``id`` stays theirs while it is held."""
@@ -201,9 +205,10 @@ class Battle:
         """Each type's place in ``types``, by ``id``."""
         self.type_tables: dict[tuple[int, bool, int], tuple[list[bool], list[bool]]] = {}
         """:meth:`_type_table` worked out so far."""
-        self.candidates: dict[tuple[int, bool, int], list[Individual]] = {}
-        """The targets :meth:`_find_target` found for each kind of attacker in these steps, kept up to date:
-        during the steps the only change is that someone hit is a target no more (:meth:`out_of_reach`)."""
+        self.candidates: tuple[dict[tuple[int, bool], list[Individual]], ...] = ({}, {})
+        """The targets :meth:`_find_target` found for each kind of attacker in these steps (by the attackers'
+        side, then type slot and brokenness), kept up to date: during the steps the only change is that
+        someone hit is a target no more (:meth:`out_of_reach`)."""
         self.attacks_made = 0
         self.first_attack: tuple[float, float, bool] | None = None
         """The battle's first attack: its attack score and hit points after every modifier, and whether it hit."""
@@ -308,12 +313,25 @@ class Battle:
                     self._add_unit(1, aa.unit, outside=True)
         carrying = self.combat in ("paradrop", "airlift", "air_supply")
         self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport and carrying)
-        self.attack_modifiers = live_modifiers(self, ATTACK_MODIFIERS)
-        self.hit_point_modifiers = live_modifiers(self, HIT_POINT_MODIFIERS)
-        """The modifiers that can differ from 1.0 in this battle (the hot path's lists)."""
+        self.experience_ratios: list[list[float | None]] = [[None] * len(self.types) for _ in self.types]
+        """The experience a hit gives, as the target's power over the attacker's kept between the rulevars
+        (by target and attacker type slot), worked out at the first such hit."""
+        self.hit_effects = hit_effects(self.f)
+        self.battle_modifiers = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
+        """The attack and hit point modifiers that can differ from 1.0 in this battle."""
+        self.attack_modifiers, self.hit_point_modifiers = self.battle_modifiers
+        self.attack_factors: tuple[Modifier, ...] = ()
+        self.hit_point_factors: tuple[Modifier, ...] = ()
+        """Set for each round's steps by :meth:`_round_modifiers`."""
+
+    def _round_modifiers(self) -> None:
+        """The modifiers that can differ from 1.0 in this round's steps (the hot path's lists), with their
+        names for the log and without them for a battle that is not logged."""
+        answers: dict[Any, bool] = {}
+        self.attack_modifiers, self.hit_point_modifiers = (
+            live_modifiers(self, mods, ROUND_IDLE_WHEN, answers) for mods in self.battle_modifiers)
         self.attack_factors = tuple(fn for _, fn in self.attack_modifiers)
         self.hit_point_factors = tuple(fn for _, fn in self.hit_point_modifiers)
-        """The same, without their names, for a battle that is not logged."""
 
     # The loop -----------------------------------------------------------------------------------------
 
@@ -359,7 +377,7 @@ class Battle:
             p.initiative = rnd() * p.t.initiative
 
     def _sort(self) -> None:
-        self.everyone.sort(key=lambda p: -p.initiative)
+        self.everyone.sort(key=_initiative, reverse=True)  # highest first; a stable sort, ties keep their order
 
     def _capitulation(self) -> None:
         f = self.f
@@ -430,22 +448,24 @@ class Battle:
                     self.stack_factor[0]["artillery"] = 1.0
 
     def _steps(self) -> None:
-        self.candidates.clear()
+        for found in self.candidates:
+            found.clear()
         for p in self.everyone:
             p.attacks = 0
             p.attacked = 0
         self._stacking()
+        self._round_modifiers()
         self.subround = 0
-        may_attack = self._may_attack
-        acting = self.everyone
+        acting = [p for p in self.everyone if self._attacks_at_all(p)]
         while True:
             self.subround += 1
             acted = False
             # Who may attack in this subround, in initiative order: nobody else can (attacks made only grow,
-            # and nobody comes back into the fight during the steps); each is asked again at its turn.
-            acting = [p for p in acting if may_attack(p)]
+            # and nobody comes back into the fight during the steps). At its turn, only being hit since (its
+            # status) can have changed that: its attacks grow only at its own turns.
+            acting = [p for p in acting if p.status == IN and p.attacks < p.t.attacks]
             for p in acting:
-                if not may_attack(p):
+                if p.status != IN:
                     continue
                 target = self._find_target(p)
                 if target is None:
@@ -461,9 +481,9 @@ class Battle:
                 break
         self._structural_damage()
 
-    def _may_attack(self, p: Individual) -> bool:
-        if p.status != IN or p.attacks >= p.t.attacks:
-            return False
+    def _attacks_at_all(self, p: Individual) -> bool:
+        """Whether ``p``'s side and type let it attack in this battle (in the steps, while it fights and has
+        attacks left)."""
         if p.side == 0:
             return not (self.combat == "air_recon" and p.t.is_air)
         if self.bombardment:
@@ -525,10 +545,11 @@ class Battle:
         self.work += len(enemy) + 1
         if self.work > self.work_limit:
             raise BattleTooBig(self.round, self.attacks_made)
-        key = (a.slot, a.broken, a.side)
-        candidates = self.candidates.get(key)
+        kept = self.candidates[a.side]
+        key = (a.slot, a.broken)
+        candidates = kept.get(key)
         if candidates is None:
-            candidates = self.candidates[key] = self.targets_for(a)
+            candidates = kept[key] = self.targets_for(a)
         if not candidates:
             return None
         n = len(candidates)
@@ -548,7 +569,7 @@ class Battle:
     def out_of_reach(self, x: Individual) -> None:
         """``x`` was just hit: killed, pinned down or retreating under fire, it is nobody's target any more.
         Taken out of the targets found so far, which keep their order (the draws pick by position)."""
-        for found in self.candidates.values():
+        for found in self.candidates[1 - x.side].values():  # the lists of x's enemies
             if x in found:
                 found.remove(x)
 
