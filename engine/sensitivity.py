@@ -34,7 +34,7 @@ from typing import Any
 
 from . import widgets
 from .montecarlo import Tally
-from .scenarios import (Mapper, _chunks, _estimate, _figures, _key, _label, _read_tally, _run_jobs, _shown_value,
+from .scenarios import (Mapper, _chunks, _estimate, _chunk_key, _figures, _label, _read_tally, _run_jobs, _shown_value,
                         _value_json, _with, exact_figures, serial)
 from .schema import Boolean, Choice, Field, InputError, Integer, Number, fraction_text, jsonable
 
@@ -163,11 +163,11 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
     else:
         total = trials or w.trials
         count = total - first if count is None else count
-        if count < 1:
-            raise InputError("count", "no trials left to run", "1 or more")
         states = [values] + [v for _, _, v in variants]
         t = _read_tally(tally, "tally")
-        if t is not None and t.key != _key(w, states, seed, "common"):
+        if count < 0 or count == 0 and t is None:
+            raise InputError("count", "no trials left to run", "1 or more")
+        if t is not None and t.key != _chunk_key(w, data, states, seed, "common"):
             raise InputError("tally", "the tally belongs to other inputs, another seed or another widget; "
                              "start again without one")
         jobs = [(0, data, s0, n) for s0, n in _chunks(first, count, chunk or count)]
