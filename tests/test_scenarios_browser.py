@@ -120,6 +120,44 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     assert driver.errors() == []
 
 
+SHARED_TRIALS = 200
+"""Battles a point in the two-engine test: enough calls for the page's own engine to take part."""
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(driver, site_url):
+    """With an extra worker, a battle's sweep and compare are shared by it and the page's own engine (small
+    calls from the last trial back, scenario.js `shared`), their partial states merged by the engine
+    (``parts``): the chart and the table are exactly CPython's for the same (inputs, seed, trials)."""
+    w = widgets.get("sgs.battle")
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={SHARED_TRIALS}#{BATTLE}")
+    driver.call("() => { const p = window.rulesExplorer.pool; p.size = 2; p.fixed = true; }")
+    inputs = w.validate(base_inputs(driver, BATTLE))
+    driver.call(OPEN, f"#{BATTLE}")
+    vary(driver, BATTLE, "attacker.units.0.count", "1", "3")
+    driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
+    spec = {"input": "attacker.units.0.count", "from": "1", "to": "3", "step": "1"}
+    expected = scenarios.sweep(w.id, inputs, spec, seed=1, trials=SHARED_TRIALS, render=True)["html"]
+    driver.wait(DONE, f"#{BATTLE}", timeout=180)
+    shows(driver, panel(BATTLE, ".scenario-result"), expected, "the battle sweep shared by two engines")
+    assert driver.call("(s) => document.querySelector(s).dataset.engines", panel(BATTLE, ".scenario-result")) == "2"
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == f"Done: {SHARED_TRIALS} trials a point.", status
+    # Pin as A, change the leader: the compare (one paired tally) is shared too.
+    compare_done = "(s) => document.querySelector(s).dataset.state === 'done'"
+    driver.call(CLICK, panel(BATTLE, "[data-action=pin]"))
+    driver.wait(compare_done, panel(BATTLE, ".scenario-compare"), timeout=180)
+    assert inputs["attacker"]["leader_combat"] != 3
+    driver.call(SET, f"#{BATTLE}--attacker-leader_combat", "3")
+    b = w.validate({**inputs, "attacker": {**inputs["attacker"], "leader_combat": 3}})
+    shows(driver, panel(BATTLE, ".scenario-compare"),
+          scenarios.compare(w.id, inputs, b, seed=1, trials=SHARED_TRIALS, render=True)["html"],
+          "the compare shared by two engines")
+    driver.wait(compare_done, panel(BATTLE, ".scenario-compare"), timeout=30)
+    assert driver.call("(s) => document.querySelector(s).dataset.engines", panel(BATTLE, ".scenario-compare")) == "2"
+    assert driver.errors() == []
+
+
 def test_a_damaged_scenario_link_is_said_at_the_widgets_top_and_the_panel_is_accessible(guarded_page, site_url):
     page = guarded_page
     w = widgets.get("small_general.combat")
