@@ -320,7 +320,9 @@ export class ScenarioPanel {
     this.say(this.estimator ? "Running…" : "");
     delete out.dataset.engines;
     const engine = this.estimator ? await this.worker() : this.w.engine;
-    if (engine !== this.w.engine && SHARED[request.op] && Number.isSafeInteger(Number(trials))) {
+    // A page may keep a battle's scenario on one engine (the benchmark compares both): rulesExplorerScenarioShare = false.
+    const share = globalThis.rulesExplorerScenarioShare !== false;
+    if (share && engine !== this.w.engine && SHARED[request.op] && Number.isSafeInteger(Number(trials))) {
       return this.shared(which, run, out, message, Number(trials), engine);
     }
     let count = FIRST_COUNT;
@@ -372,7 +374,10 @@ export class ScenarioPanel {
     let count = FIRST_COUNT; // the helper's trials (a point) a call
     let last = null; // the helper's last answer
     let failed = null;
-    const own = { state: null, busy: null, handoff: null, count: 1, on: false, ran: false, running: null };
+    // The page engine's part: its state (a sweep's: a tally or null a point, kept here and sent one point at a
+    // time, so a call reads one tally), the state it has given up for the helper's next call (`outbox`, filled
+    // at its first answer after the helper asks: the helper never waits for it), and its call size.
+    const own = { state: null, outbox: null, wanted: false, count: 1, on: false, ran: false, active: false, running: null };
 
     const open = () => ends.map((e, i) => (e > front ? i : -1)).filter((i) => i >= 0);
     // The page engine's next call: the point with the most left, from its end back.
@@ -386,50 +391,53 @@ export class ScenarioPanel {
       return { point: best, first: ends[best], count: n };
     };
     const mainLoop = async () => {
+      own.active = true;
       for (let claim = pick(); claim; claim = pick()) {
-        const carried = own.state;
-        own.state = null;
+        const carried = sweep ? ends.map((_, i) => (i === claim.point ? (own.state?.[i] ?? null) : null)) : own.state;
         const started = performance.now();
-        own.busy = main.call({ ...message, trials, render: false, [field]: carried, first: claim.first, count: claim.count,
-                               ...(sweep ? { points: [claim.point] } : {}) });
-        const answer = await own.busy;
-        own.busy = null;
-        if (answer.error) { failed ??= answer; own.state = carried; return; }
-        own.state = answer.result[field];
+        const answer = await main.call({ ...message, trials, render: false, [field]: carried, first: claim.first,
+                                         count: claim.count, ...(sweep ? { points: [claim.point] } : {}) });
+        if (answer.error) { failed ??= answer; break; }
+        if (sweep) {
+          own.state ??= ends.map(() => null);
+          own.state[claim.point] = answer.result.tallies[claim.point];
+        } else {
+          own.state = answer.result.tally;
+        }
         own.ran = true;
+        if (own.wanted) { // the helper asked: its next call takes this, and the next call here starts afresh
+          own.outbox = own.state;
+          own.state = null;
+          own.wanted = false;
+        }
         const perTrial = Math.max(0.01, (performance.now() - started) / claim.count);
         own.count = Math.max(1, Math.min(own.count * 2, Math.floor(MAIN_SLICE_MS / perTrial)));
-        if (own.handoff) await own.handoff; // the helper is taking the state: the next call starts afresh
-        if (run.stopped) return;
+        if (run.stopped) break;
       }
+      own.active = false;
     };
-    // The page engine's state so far, for the helper's next call: once its call in flight has answered.
-    const takeOwn = async () => {
-      let release;
-      own.handoff = new Promise((resolve) => { release = resolve; });
-      if (own.busy) await own.busy.catch(() => null);
-      const state = own.state;
-      own.state = null;
-      own.handoff = null;
-      release();
-      return state === null ? null : [state];
+    // What the page engine has given up (and, once it has ended, all it holds), for the helper's next call.
+    const takeOwn = () => {
+      const parts = [own.outbox, own.active ? null : own.state].filter((x) => x !== null);
+      own.outbox = null;
+      if (!own.active) own.state = null;
+      own.wanted = own.active;
+      return parts.length ? parts : null;
     };
 
     for (;;) {
       if (run.stopped || failed) break;
-      if (last && !open().length && own.running) { // every trial is claimed: wait for the page engine's last call
+      if (last && !open().length && own.active) { // every trial is claimed: wait for the page engine's last call
         await own.running;
-        own.running = null;
         continue;
       }
-      const parts = last ? await takeOwn() : null;
-      if (run.stopped || failed) break;
+      const parts = last ? takeOwn() : null;
       const points = last ? open() : [];
       let claim = 0;
       if (!last) claim = Math.min(count, trials);
       else if (points.length) {
         const room = Math.min(...points.map((i) => ends[i])) - front;
-        claim = Math.max(1, Math.min(count, room, own.running ? Math.ceil(room / 2) : room));
+        claim = Math.max(1, Math.min(count, room, own.active ? Math.ceil(room / 2) : room));
       }
       if (!claim && !parts) break; // nothing left to run or to merge (the last answer was the whole run)
       const started = performance.now();
@@ -465,7 +473,7 @@ export class ScenarioPanel {
       }
       if (own.on && !own.running) own.running = mainLoop();
     }
-    if (own.running) await own.running;
+    await own.running;
     this.finish(which, run, out);
     if (failed) {
       out.dataset.state = "failed";

@@ -111,7 +111,9 @@ for (const op of ["sweep", "compare"]) {
       // The page engine's calls are small (one point at a time) and never render.
       for (const { request } of calls.filter((c) => c.name === "main")) {
         assert.equal(request.render, false);
-        if (op === "sweep") assert.equal(request.points.length, 1);
+        if (op !== "sweep") continue;
+        assert.equal(request.points.length, 1); // and it carries that point's state alone: a call reads one tally
+        assert.ok(request.tallies.every((t, i) => t === null || i === request.points[0]));
       }
     }
   });
