@@ -32,6 +32,10 @@ const CALL_MS = 200;
 const FIRST_COUNT = 4; // trials per point in a battle's first call, before its cost is known
 // Scenario ops whose trials two engines may share (each merges the other's partial state), and the state each carries.
 const SHARED = { sweep: "tallies", compare: "tally", sensitivity: "tally", luck: "tally" };
+// The page engine's share of a run steps aside while anything else asks that engine (a recompute, the form's
+// own run): it sends no call until it has heard of no other request for this long (ms), looking this often.
+const QUIET_MS = 300;
+const QUIET_POLL_MS = 50;
 
 function option(value, text, selected) {
   const o = document.createElement("option");
@@ -377,7 +381,7 @@ export class ScenarioPanel {
     // The page engine's part: its state (a sweep's: a tally or null a point, kept here and sent one point at a
     // time, so a call reads one tally), the state it has given up for the helper's next call (`outbox`, filled
     // at its first answer after the helper asks: the helper never waits for it), and its call size.
-    const own = { state: null, outbox: null, wanted: false, count: 1, on: false, ran: false, active: false, running: null };
+    const own = { state: null, outbox: null, wanted: false, count: 1, on: false, ran: false, flight: null, running: null };
 
     const open = () => ends.map((e, i) => (e > front ? i : -1)).filter((i) => i >= 0);
     // The page engine's next call: the point with the most left, from its end back.
@@ -390,13 +394,27 @@ export class ScenarioPanel {
       ends[best] -= n;
       return { point: best, first: ends[best], count: n };
     };
+    // Whether the page engine has been asked nothing else (its request ids tell) for QUIET_MS.
+    let seen = main.nextId;
+    let other = -Infinity;
+    const quiet = () => {
+      if (main.nextId !== seen) { seen = main.nextId; other = performance.now(); }
+      return performance.now() - other >= QUIET_MS;
+    };
     const mainLoop = async () => {
-      own.active = true;
-      for (let claim = pick(); claim; claim = pick()) {
+      for (;;) {
+        while (!quiet() && !run.stopped && !failed && open().length) {
+          await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));
+        }
+        const claim = pick();
+        if (!claim) break;
         const carried = sweep ? ends.map((_, i) => (i === claim.point ? (own.state?.[i] ?? null) : null)) : own.state;
         const started = performance.now();
-        const answer = await main.call({ ...message, trials, render: false, [field]: carried, first: claim.first,
-                                         count: claim.count, ...(sweep ? { points: [claim.point] } : {}) });
+        own.flight = main.call({ ...message, trials, render: false, [field]: carried, first: claim.first,
+                                 count: claim.count, ...(sweep ? { points: [claim.point] } : {}) });
+        seen = main.nextId; // this call's id is not another's
+        const answer = await own.flight;
+        own.flight = null;
         if (answer.error) { failed ??= answer; break; }
         if (sweep) {
           own.state ??= ends.map(() => null);
@@ -414,21 +432,21 @@ export class ScenarioPanel {
         own.count = Math.max(1, Math.min(own.count * 2, Math.floor(MAIN_SLICE_MS / perTrial)));
         if (run.stopped) break;
       }
-      own.active = false;
     };
-    // What the page engine has given up (and, once it has ended, all it holds), for the helper's next call.
+    // What the page engine has given up, and all it holds when no call of its is in flight (its answer would
+    // hold that state again), for the helper's next call.
     const takeOwn = () => {
-      const parts = [own.outbox, own.active ? null : own.state].filter((x) => x !== null);
+      const parts = [own.outbox, own.flight ? null : own.state].filter((x) => x !== null);
       own.outbox = null;
-      if (!own.active) own.state = null;
-      own.wanted = own.active;
+      if (!own.flight) own.state = null;
+      own.wanted = Boolean(own.flight);
       return parts.length ? parts : null;
     };
 
     for (;;) {
       if (run.stopped || failed) break;
-      if (last && !open().length && own.active) { // every trial is claimed: wait for the page engine's last call
-        await own.running;
+      if (last && !open().length && own.flight) { // every trial is claimed: wait for the page engine's last call
+        await own.flight;
         continue;
       }
       const parts = last ? takeOwn() : null;
@@ -437,7 +455,7 @@ export class ScenarioPanel {
       if (!last) claim = Math.min(count, trials);
       else if (points.length) {
         const room = Math.min(...points.map((i) => ends[i])) - front;
-        claim = Math.max(1, Math.min(count, room, own.active ? Math.ceil(room / 2) : room));
+        claim = Math.max(1, Math.min(count, room, own.flight ? Math.ceil(room / 2) : room));
       }
       if (!claim && !parts) break; // nothing left to run or to merge (the last answer was the whole run)
       const started = performance.now();

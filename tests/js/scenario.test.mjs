@@ -31,9 +31,11 @@ function run(point, first, count) {
 function fakeEngine(name, calls, { points = 3, refused = -1, delay = () => 1 } = {}) {
   return {
     name,
+    nextId: 1, // as WorkerLink: every request takes the next id
     call(request) {
-      calls.push({ name, request });
-      return new Promise((resolve) => setTimeout(() => resolve(answer(request)), delay()));
+      this.nextId++;
+      calls.push({ name, request, at: performance.now() });
+      return new Promise((resolve) => setTimeout(() => resolve(answer(request)), delay(request)));
     },
   };
 
@@ -143,4 +145,23 @@ test("a refusal from either engine ends the run with its message", async () => {
   await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "compare", render: true }, 500, helper);
   assert.equal(out.dataset.state, "failed");
   assert.equal(panel.said.at(-1), "Not run: the page engine said no.");
+});
+
+test("the page engine steps aside while the reader's changes ask it, and joins once they stop", async () => {
+  const calls = [];
+  const helper = fakeEngine("helper", calls, { delay: (r) => 1 + r.count }); // a millisecond a trial
+  const main = fakeEngine("main", calls, { delay: (r) => 1 + r.count });
+  main.nextId++; // the reader has just changed something ...
+  const reader = setInterval(() => { main.nextId++; }, 2); // ... and goes on changing
+  let stopped = 0;
+  setTimeout(() => { clearInterval(reader); stopped = performance.now(); }, 400);
+  const panel = fakePanel(main);
+  const out = { dataset: {}, innerHTML: "" };
+  await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "sweep", render: true }, 1000, helper);
+  clearInterval(reader);
+  assert.equal(out.dataset.state, "done");
+  assert.equal(out.innerHTML, expected(1000, 3, -1));
+  const mine = calls.filter((c) => c.name === "main");
+  assert.ok(stopped > 0 && mine.length > 0, "it joined once the changes stopped");
+  assert.ok(mine.every((c) => c.at >= stopped + 250), `no call while the reader was changing: ${mine[0].at - stopped}`);
 });
