@@ -293,6 +293,7 @@ def test_partial_states_from_split_trial_ranges_merge_to_one_run(op):
         b = call(b[state], 17, 8)
         done = call(a[state], 0, 0, parts=[b[state]])  # render only: a count of 0 runs nothing
         assert done == {**whole, "next": 0}
+        assert call(a[state], 9, 0, parts=[b[state]]) == {**whole, "next": 9}  # wherever its first says
         # Split three ways (each part its own engine's), merged in the order they come.
         c = call(None, 20, 10)
         d = call(None, 17, 3)

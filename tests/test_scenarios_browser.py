@@ -126,9 +126,10 @@ SHARED_TRIALS = 200
 
 @browsers("chromium", "firefox", "webkit")
 def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(driver, site_url):
-    """With an extra worker, a battle's sweep and compare are shared by it and the page's own engine (small
-    calls from the last trial back, scenario.js `shared`), their partial states merged by the engine
-    (``parts``): the chart and the table are exactly CPython's for the same (inputs, seed, trials)."""
+    """With an extra worker, a battle's sweep, compare and how rare are shared by it and the page's own engine
+    (small calls from the last trial back, scenario.js `shared`), their partial states merged by the engine
+    (``parts``): the chart and the tables are exactly CPython's for the same (inputs, seed, trials)."""
+    from engine import luck
     w = widgets.get("sgs.battle")
     open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={SHARED_TRIALS}#{BATTLE}")
     driver.call("() => { const p = window.rulesExplorer.pool; p.size = 2; p.fixed = true; }")
@@ -150,11 +151,21 @@ def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(dri
     assert inputs["attacker"]["leader_combat"] != 3
     driver.call(SET, f"#{BATTLE}--attacker-leader_combat", "3")
     b = w.validate({**inputs, "attacker": {**inputs["attacker"], "leader_combat": 3}})
+    # (The page's own engine steps aside while anything else asks it: here the change's own run merges on it.)
     shows(driver, panel(BATTLE, ".scenario-compare"),
           scenarios.compare(w.id, inputs, b, seed=1, trials=SHARED_TRIALS, render=True)["html"],
-          "the compare shared by two engines")
-    driver.wait(compare_done, panel(BATTLE, ".scenario-compare"), timeout=30)
-    assert driver.call("(s) => document.querySelector(s).dataset.engines", panel(BATTLE, ".scenario-compare")) == "2"
+          "the compare after a change")
+    # Once the page is quiet, "how rare" (one tally) is shared by both engines too.
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", f"#{BATTLE} .widget-sim", timeout=120)
+    driver.wait(HAS_OPTION, panel(BATTLE, "select.luck-what"), "number:defender.lost", timeout=60)
+    driver.call(SET, panel(BATTLE, "select.luck-what"), "number:defender.lost")
+    driver.call(SET, panel(BATTLE, "input.luck-value"), "3")
+    driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
+    driver.wait(DONE, f"#{BATTLE}", timeout=180)
+    shows(driver, panel(BATTLE, ".scenario-result"),
+          luck.luck(w.id, b, {"defender.lost": 3}, seed=1, trials=SHARED_TRIALS, render=True)["html"],
+          "how rare, shared by two engines")
+    assert driver.call("(s) => document.querySelector(s).dataset.engines", panel(BATTLE, ".scenario-result")) == "2"
     assert driver.errors() == []
 
 
