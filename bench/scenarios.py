@@ -180,12 +180,16 @@ DONE = "(s) => document.querySelector(s).dataset.state === 'done'"
 
 
 class PooledChromium(browsers.Chromium):
-    """The tests' Chromium driver, each page in a fresh context with the pool fixed at WORKERS."""
+    """The tests' Chromium driver, each page in a fresh context with the pool fixed at WORKERS; with
+    ``share`` false a battle's scenario runs on the extra worker alone (as before session 10)."""
+
+    share = True
 
     def open(self, url: str) -> None:
         self.quit()
         self.context = self.browser.new_context()
-        self.context.add_init_script(f"globalThis.rulesExplorerWorkers = {WORKERS};")
+        self.context.add_init_script(f"globalThis.rulesExplorerWorkers = {WORKERS};"
+                                     + ("" if self.share else "globalThis.rulesExplorerScenarioShare = false;"))
         self.context.set_default_timeout(benchmark.TIMEOUT_MS)
         self.page = self.context.new_page()
         self.page.on("pageerror", lambda exc: self._errors.append(f"page error: {exc}"))
@@ -452,7 +456,11 @@ def main(argv: list[str] | None = None) -> int:
                              "atg-assumptions, some 14 minutes a run)")
     parser.add_argument("--site", type=Path, help="an already built site to serve instead of building one")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "scenarios.json", help="JSON results file")
+    parser.add_argument("--one-engine", action="store_true",
+                        help="run a battle's scenario on the extra worker alone, not shared with the page's engine "
+                             "(scenario.js; for comparison)")
     args = parser.parse_args(argv)
+    PooledChromium.share = not args.one_engine
     which = {x.strip() for x in args.only.split(",") if x.strip()}
     if not which or which - set(MEASURES):
         parser.error(f"--only takes some of: {', '.join(MEASURES)}")
@@ -504,6 +512,7 @@ def main(argv: list[str] | None = None) -> int:
               "machine": benchmark.machine(benchmark.chromium_version()), "git": benchmark.git_state(),
               "load_average_before": load_before, "load_average_after": os.getloadavg(),
               "settings": {"runs": args.runs, "only": sorted(which), "workers": WORKERS, "seed": SEED,
+                           "shared": not args.one_engine,
                            "targets_ms": TARGETS_MS},
               "figures": rows, "raw": raw, "wall_s": time.monotonic() - started}
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -210,13 +210,15 @@ def _most_count(points: int) -> int:
 
 
 def _spend(w: widgets.Widget, message: Mapping[str, Any], points: int) -> tuple[int, int | None]:
-    """``first`` and ``count`` of a Monte Carlo scenario request, bounded: at most MAX_SCENARIO_TRIALS in all."""
+    """``first`` and ``count`` of a Monte Carlo scenario request, bounded: at most MAX_SCENARIO_TRIALS in all.
+    A count of 0 runs nothing: the request only merges its ``parts`` into what it carries and renders it."""
     first = _whole(message.get("first", 0), "first", 0, MAX_TRIAL_INDEX, "a trial index")
     most = _most_count(points)
     count = message.get("count")
     if count is None:
         return first, None
-    return first, _whole(count, "count", 1, most, "a number of trials for one request")
+    carries = message.get("tally") is not None or message.get("tallies") is not None
+    return first, _whole(count, "count", 0 if carries else 1, most, "a number of trials for one request")
 
 
 def _trials(w: widgets.Widget, message: Mapping[str, Any], points: int) -> tuple[int, int, int]:
@@ -233,8 +235,25 @@ def _trials(w: widgets.Widget, message: Mapping[str, Any], points: int) -> tuple
     return total, first, count
 
 
+CARRIED: Final = {"compare": "tally", "sensitivity": "tally", "luck": "tally", "sweep": "tallies", "target": "tallies"}
+"""The state each Monte Carlo scenario op carries from one call to the next: one tally, or one per point."""
+
+
+def _with_parts(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The request with its ``parts`` (other engines' partial states of the same run) merged exactly into the
+    state it carries (:func:`engine.scenarios.merged_state`), so the answer is the one a single engine gives."""
+    if message.get("parts") is None:
+        return message
+    if w.trial is None or op not in CARRIED:
+        raise InputError("parts", f"{op} on {w.id} carries no state to merge partial states into", "no parts")
+    field = CARRIED[op]
+    merged = scenarios.merged_state(message.get(field), message["parts"], per_point=field == "tallies")
+    return {**{k: v for k, v in message.items() if k != "parts"}, field: merged}
+
+
 def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[str, Any]:
     """``compare``, ``sweep``, ``target``, ``scenario_link`` and ``scenario_from_link`` (see docs/ARCHITECTURE.md)."""
+    message = _with_parts(w, op, message)
     render = bool(message.get("render"))
     seed = widgets.check_seed(message.get("seed", 1))
     if op == "compare":
@@ -287,9 +306,7 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
         return answer
     if op == "luck":
         kw = {}
-        if w.trial is not None and message.get("count") == 0 and message.get("tally") is not None:
-            kw = {"seed": seed, "count": 0, "tally": message.get("tally")}  # among a finished run's battles, as they are
-        elif w.trial is not None:
+        if w.trial is not None:  # count 0 with a tally: among a finished run's battles, as they are
             total, first, count = _trials(w, message, 1)
             kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally")}
         return luck.luck(w.id, message.get("inputs"), message.get("observed"), render=render, **kw)

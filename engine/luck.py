@@ -133,7 +133,8 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
         total = trials or w.trials
         count = total - first if count is None else count
         t = None if tally is None else Tally.from_json(tally)
-        t = w.estimate(values, seed, first, count, t)
+        if count or t is None:  # a count of 0 reads the tally as it is
+            t = w.estimate(values, seed, first, count, t)
         n = t.trials
         parts = []
         lines = []

@@ -246,11 +246,11 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
     else:
         total = trials or w.trials
         count = total - first if count is None else count
-        if count < 1:
+        t = _read_tally(tally, "tally")
+        if count < 0 or count == 0 and t is None:  # 0 with a tally: only merge (the request's parts) and render
             raise InputError("count", "no trials left to run", "1 or more")
         stops = _stops(head, total, full)
         rule = f"{STOP_RULE}:{head.name}" if stops else ""
-        t = _read_tally(tally, "tally")
         if t is not None and t.key != chunk_states(w, data, seed, "common", rule)[1]:
             raise InputError("tally", "the tally belongs to other inputs, another seed, another widget or the "
                              "other way of stopping readings; start again without one")

@@ -333,8 +333,9 @@ class Widget:
 
 _BASE_CACHE: dict[str, dict[str, dict[str, Any]]] = {}
 _RUN_CACHE: dict[str, dict[str, tuple[dict[str, Any], Callable[[int], str]]]] = {}
-_RUN_CACHE_SIZE = 4
-"""Distinct inputs whose validation Monte Carlo chunks share, per widget (a page runs one or two at a time)."""
+_RUN_CACHE_SIZE = 64
+"""Distinct inputs whose validation Monte Carlo chunks share, per widget: a page runs one or two at a time,
+but a battle's sweep runs each of its points (up to 61, :data:`engine.scenarios.MAX_POINTS`) in every call."""
 _BASE_CACHE_SIZE = 32
 
 

@@ -250,6 +250,92 @@ def test_sweep_of_a_battle_streams_point_by_point_and_equals_one_call():
     assert step["done"] and step == whole
 
 
+# Two engines sharing a run: partial states merged ---------------------------------------------------------------------
+
+SPLIT_OPS = {
+    "sweep": {"vary": {"input": "attacker.units.0.count", "values": [1, 3]}},
+    "compare": {"pinned": {"attacker": {"units": [{"count": 2}]}}},
+    "sensitivity": {},
+    "luck": {"observed": {"defender.lost": 3}},
+}
+"""The scenario ops the page shares between two engines (target stays on one: each round depends on the last)."""
+
+
+@pytest.mark.parametrize("op", SPLIT_OPS)
+def test_partial_states_from_split_trial_ranges_merge_to_one_run(op):
+    """As the page shares a battle's scenario run: one engine takes calls from the first trial on, the other
+    small ones from the end back (for a sweep, one point at a time); each carries its own state, and one
+    request merges the other's (``parts``), while running trials or with a count of 0 (render only)."""
+    base = {"op": op, "widget": "sgs.battle", "inputs": {}, "seed": 3, "trials": 30, "render": True, **SPLIT_OPS[op]}
+    state = "tallies" if op == "sweep" else "tally"
+    whole = ask(base)
+    assert whole["done"] and "error" not in whole
+
+    def call(carried, first, count, points=None, parts=None):
+        answer = ask({**base, state: carried, "first": first, "count": count,
+                      **({"points": points} if points is not None else {}),
+                      **({"parts": parts} if parts is not None else {})})
+        assert "error" not in answer, answer
+        return answer
+
+    a = call(None, 0, 17)
+    if op == "sweep":  # the other engine: point 1 from the end, then point 0
+        b = call(None, 25, 5, points=[1])
+        b = call(b[state], 17, 13, points=[0])
+        assert "figures" not in b["points"][1] or b["points"][1]["trials"] == 5
+        # The first engine takes what is left of point 1 and merges the other's state in the same call.
+        done = call(a[state], 17, 8, points=[1], parts=[b[state]])
+        assert done == whole
+        again = call(a[state], 0, 0, parts=[call(b[state], 17, 8, points=[1])[state]])  # render only
+        assert again == whole
+    else:
+        b = call(None, 25, 5)
+        b = call(b[state], 17, 8)
+        done = call(a[state], 0, 0, parts=[b[state]])  # render only: a count of 0 runs nothing
+        assert done == {**whole, "next": 0}
+        assert call(a[state], 9, 0, parts=[b[state]]) == {**whole, "next": 9}  # wherever its first says
+        # Split three ways (each part its own engine's), merged in the order they come.
+        c = call(None, 20, 10)
+        d = call(None, 17, 3)
+        assert call(a[state], 0, 0, parts=[c[state], d[state]]) == done
+    assert not a["done"] and not b["done"]
+
+
+def test_merging_partial_states_refuses_overlaps_other_runs_and_bad_shapes():
+    vary = {"input": "attacker.units.0.count", "values": [1, 3]}
+    sweep = {"op": "sweep", "widget": "sgs.battle", "inputs": {}, "vary": vary, "seed": 3, "trials": 30}
+    compare = {"op": "compare", "widget": "sgs.battle", "inputs": {}, "pinned": {}, "seed": 3, "trials": 30}
+    a = ask({**sweep, "first": 0, "count": 10})["tallies"]
+    ta = ask({**compare, "first": 0, "count": 10})["tally"]
+    other_seed = ask({**compare, "seed": 4, "first": 10, "count": 5})["tally"]
+    cases = [
+        ({**sweep, "tallies": a, "count": 0, "parts": [ask({**sweep, "first": 5, "count": 10})["tallies"]]},
+         "part 1: trials 5 to 14 are counted twice; each trial is counted once"),
+        ({**compare, "tally": ta, "count": 0, "parts": [ta]}, "part 1: trials 0 to 9 are counted twice"),
+        ({**compare, "tally": ta, "count": 0, "parts": [other_seed]}, "part 1: these tallies estimate different things"),
+        ({**compare, "tally": None, "first": 12, "count": 3, "parts": [ta, ta]}, "part 2: trials 0 to 9 are counted twice"),
+        ({**sweep, "tallies": a, "count": 0, "parts": [a[:1]]}, "part 1: give one tally (or null) per point: 2"),
+        ({**sweep, "tallies": None, "count": 5, "parts": [{"v": 1}]}, "give each partial state as a list of tallies"),
+        ({**compare, "tally": ta, "count": 0, "parts": [{"v": 1}]}, "part 1: is not a tally from this engine"),
+        ({**compare, "tally": ta, "count": 0, "parts": ta}, "give a list of 1 to 16 partial states"),
+        ({**compare, "tally": ta, "count": 0, "parts": [None] * 17}, "give a list of 1 to 16 partial states"),
+        ({**compare, "tally": ta, "count": 0, "parts": []}, "give a list of 1 to 16 partial states"),
+        ({"op": "compare", "widget": "small_general.combat", "inputs": {}, "pinned": {}, "parts": [ta]},
+         "compare on small_general.combat carries no state"),
+        ({"op": "varies", "widget": "sgs.battle", "inputs": {}, "parts": [ta]}, "varies on sgs.battle carries no state"),
+    ]
+    for message, words in cases:
+        answer = ask(message)
+        assert answer["error"]["type"] == "InputError" and answer["error"]["field"] == "parts", (words, answer)
+        assert words in answer["error"]["message"] and "\n" not in answer["error"]["message"], answer
+    # A key of another run inside the carried state itself is refused as before (the sweep checks each point's).
+    foreign = ask({**sweep, "vary": {"input": "attacker.units.0.count", "values": [2, 3]}, "count": 5})["tallies"]
+    answer = ask({**sweep, "tallies": foreign, "count": 0, "parts": [[None, None]]})
+    assert answer["error"]["field"] == "tallies", answer
+    # Nothing to render: a count of 0 needs a carried state.
+    assert ask({**compare, "count": 0})["error"]["field"] == "count"
+
+
 # API bounds, hostile input --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("message,field", [

@@ -121,6 +121,55 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     assert driver.errors() == []
 
 
+SHARED_TRIALS = 200
+"""Battles a point in the two-engine test: enough calls for the page's own engine to take part."""
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(driver, site_url):
+    """With an extra worker, a battle's sweep, compare and how rare are shared by it and the page's own engine
+    (small calls from the last trial back, scenario.js `shared`), their partial states merged by the engine
+    (``parts``): the chart and the tables are exactly CPython's for the same (inputs, seed, trials)."""
+    from engine import luck
+    w = widgets.get("sgs.battle")
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={SHARED_TRIALS}#{BATTLE}")
+    driver.call("() => { const p = window.rulesExplorer.pool; p.size = 2; p.fixed = true; }")
+    inputs = w.validate(base_inputs(driver, BATTLE))
+    driver.call(OPEN, f"#{BATTLE}")
+    vary(driver, BATTLE, "attacker.units.0.count", "1", "3")
+    driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
+    spec = {"input": "attacker.units.0.count", "from": "1", "to": "3", "step": "1"}
+    expected = scenarios.sweep(w.id, inputs, spec, seed=1, trials=SHARED_TRIALS, render=True)["html"]
+    driver.wait(DONE, f"#{BATTLE}", timeout=180)
+    shows(driver, panel(BATTLE, ".scenario-result"), expected, "the battle sweep shared by two engines")
+    assert driver.call("(s) => document.querySelector(s).dataset.engines", panel(BATTLE, ".scenario-result")) == "2"
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == f"Done: {SHARED_TRIALS} trials a point.", status
+    # Pin as A, change the leader: the compare (one paired tally) is shared too.
+    compare_done = "(s) => document.querySelector(s).dataset.state === 'done'"
+    driver.call(CLICK, panel(BATTLE, "[data-action=pin]"))
+    driver.wait(compare_done, panel(BATTLE, ".scenario-compare"), timeout=180)
+    assert inputs["attacker"]["leader_combat"] != 3
+    driver.call(SET, f"#{BATTLE}--attacker-leader_combat", "3")
+    b = w.validate({**inputs, "attacker": {**inputs["attacker"], "leader_combat": 3}})
+    # (The page's own engine steps aside while anything else asks it: here the change's own run merges on it.)
+    shows(driver, panel(BATTLE, ".scenario-compare"),
+          scenarios.compare(w.id, inputs, b, seed=1, trials=SHARED_TRIALS, render=True)["html"],
+          "the compare after a change")
+    # Once the page is quiet, "how rare" (one tally) is shared by both engines too.
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", f"#{BATTLE} .widget-sim", timeout=120)
+    driver.wait(HAS_OPTION, panel(BATTLE, "select.luck-what"), "number:defender.lost", timeout=60)
+    driver.call(SET, panel(BATTLE, "select.luck-what"), "number:defender.lost")
+    driver.call(SET, panel(BATTLE, "input.luck-value"), "3")
+    driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
+    driver.wait(DONE, f"#{BATTLE}", timeout=180)
+    shows(driver, panel(BATTLE, ".scenario-result"),
+          luck.luck(w.id, b, {"defender.lost": 3}, seed=1, trials=SHARED_TRIALS, render=True)["html"],
+          "how rare, shared by two engines")
+    assert driver.call("(s) => document.querySelector(s).dataset.engines", panel(BATTLE, ".scenario-result")) == "2"
+    assert driver.errors() == []
+
+
 def test_a_damaged_scenario_link_is_said_at_the_widgets_top_and_the_panel_is_accessible(guarded_page, site_url):
     page = guarded_page
     w = widgets.get("small_general.combat")

@@ -9,11 +9,25 @@
 // this module reads its controls, sends them to Python as data and shows the
 // HTML that comes back. Calculators answer in one exact call. Battles run in
 // short calls, each adding trials to what the last one returned, on an extra
-// engine worker when the page has one (the page's own answers the form), so
-// the figures stream in and Stop ends the run; the same (inputs, seed,
-// trials) give the same chart whatever the calls' sizes.
+// engine worker when the page has one, so the figures stream in and Stop ends
+// the run; the same (inputs, seed, trials) give the same chart whatever the
+// calls' sizes.
+//
+// With an extra worker, a battle's sweep, compare or luck is shared by two
+// engines (`shared`): the extra worker takes calls of about
+// CALL_MS from the first trial on, and the page's own engine, which answers
+// the form, takes calls of about pool.js's MAIN_SLICE_MS from the last trial
+// back (a sweep: one point at a time, the point with most left), so a
+// recompute waits behind one short call at most. Each engine carries its own
+// state; the extra worker's next call brings the page engine's in (`parts`:
+// engine/scenarios.py merged_state merges them exactly, refusing a trial
+// counted twice) and renders the whole. "What it takes" stays on one engine:
+// each round decides where the next looks; so does "Which assumptions
+// matter": which readings go on past each checkpoint depends on all the
+// trials before it (engine/sensitivity.py, the early stop).
 
 import { collect } from "./forms.js";
+import { MAIN_SLICE_MS, SLOW_TRIAL_MS } from "./pool.js";
 
 // A battle call aims at this long at first, so Stop and the page's other requests never wait for more.
 const CALL_MS = 200;
@@ -22,6 +36,12 @@ const CALL_MS = 200;
 // call of AT Gold's "Which assumptions matter", so Stop may wait up to a second there.
 const LONG_CALL_MS = 1000;
 const FIRST_COUNT = 4; // trials per point in a battle's first call, before its cost is known
+// Scenario ops whose trials two engines may share (each merges the other's partial state), and the state each carries.
+const SHARED = { sweep: "tallies", compare: "tally", luck: "tally" };
+// The page engine's share of a run steps aside while anything else asks that engine (a recompute, the form's
+// own run): it sends no call until it has heard of no other request for this long (ms), looking this often.
+const QUIET_MS = 300;
+const QUIET_POLL_MS = 50;
 
 function option(value, text, selected) {
   const o = document.createElement("option");
@@ -308,7 +328,13 @@ export class ScenarioPanel {
     out.dataset.state = "running";
     if (this.estimator) this.stopButton.disabled = false;
     this.say(this.estimator ? "Running…" : "");
+    delete out.dataset.engines;
     const engine = this.estimator ? await this.worker() : this.w.engine;
+    // A page may keep a battle's scenario on one engine (the benchmark compares both): rulesExplorerScenarioShare = false.
+    const share = globalThis.rulesExplorerScenarioShare !== false;
+    if (share && engine !== this.w.engine && SHARED[request.op] && Number.isSafeInteger(Number(trials))) {
+      return this.shared(which, run, out, message, Number(trials), engine);
+    }
     let count = FIRST_COUNT;
     let first = 0;
     let carried = {};
@@ -345,6 +371,142 @@ export class ScenarioPanel {
       count = Math.max(1, Math.min(count * 4, Math.floor(count * aim / took), r.most_count ?? Infinity));
     }
     this.finish(which, run, out);
+    out.dataset.state = "stopped";
+    this.say("Stopped: the figures shown are from the trials run so far.");
+  }
+
+  // A battle's run shared by the extra worker `helper` and the page's own engine (see the top of this file).
+  // Trials are claimed before they are asked for: the helper's from `front` on (every point still open at
+  // once), the page engine's from each point's `end` back; so no trial is asked of both.
+  async shared(which, run, out, message, trials, helper) {
+    const main = this.w.engine;
+    const field = SHARED[message.op];
+    const sweep = message.op === "sweep";
+    let front = 0;
+    let ends = [trials]; // per point: trials below this are the helper's to take; from it on, claimed by the page engine
+    let count = FIRST_COUNT; // the helper's trials (a point) a call
+    let last = null; // the helper's last answer
+    let failed = null;
+    // The page engine's part: its state (a sweep's: a tally or null a point, kept here and sent one point at a
+    // time, so a call reads one tally), the state it has given up for the helper's next call (`outbox`, filled
+    // at its first answer after the helper asks: the helper never waits for it), and its call size.
+    const own = { state: null, outbox: null, wanted: false, count: 1, on: false, ran: false, flight: null, running: null };
+
+    const open = () => ends.map((e, i) => (e > front ? i : -1)).filter((i) => i >= 0);
+    // The page engine's next call: the point with the most left, from its end back.
+    const pick = () => {
+      if (!own.on || run.stopped || failed) return null;
+      let best = -1;
+      for (let i = 0; i < ends.length; i++) if (ends[i] - front > (best < 0 ? 0 : ends[best] - front)) best = i;
+      if (best < 0) return null;
+      const n = Math.min(own.count, ends[best] - front);
+      ends[best] -= n;
+      return { point: best, first: ends[best], count: n };
+    };
+    // Whether the page engine has been asked nothing else (its request ids tell) for QUIET_MS.
+    let seen = main.nextId;
+    let other = -Infinity;
+    const quiet = () => {
+      if (main.nextId !== seen) { seen = main.nextId; other = performance.now(); }
+      return performance.now() - other >= QUIET_MS;
+    };
+    const mainLoop = async () => {
+      for (;;) {
+        while (!quiet() && !run.stopped && !failed && open().length) {
+          await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));
+        }
+        const claim = pick();
+        if (!claim) break;
+        const carried = sweep ? ends.map((_, i) => (i === claim.point ? (own.state?.[i] ?? null) : null)) : own.state;
+        const started = performance.now();
+        own.flight = main.call({ ...message, trials, render: false, [field]: carried, first: claim.first,
+                                 count: claim.count, ...(sweep ? { points: [claim.point] } : {}) });
+        seen = main.nextId; // this call's id is not another's
+        const answer = await own.flight;
+        own.flight = null;
+        if (answer.error) { failed ??= answer; break; }
+        if (sweep) {
+          own.state ??= ends.map(() => null);
+          own.state[claim.point] = answer.result.tallies[claim.point];
+        } else {
+          own.state = answer.result.tally;
+        }
+        own.ran = true;
+        if (own.wanted) { // the helper asked: its next call takes this, and the next call here starts afresh
+          own.outbox = own.state;
+          own.state = null;
+          own.wanted = false;
+        }
+        const perTrial = Math.max(0.01, (performance.now() - started) / claim.count);
+        own.count = Math.max(1, Math.min(own.count * 2, Math.floor(MAIN_SLICE_MS / perTrial)));
+        if (run.stopped) break;
+      }
+    };
+    // What the page engine has given up, and all it holds when no call of its is in flight (its answer would
+    // hold that state again), for the helper's next call.
+    const takeOwn = () => {
+      const parts = [own.outbox, own.flight ? null : own.state].filter((x) => x !== null);
+      own.outbox = null;
+      if (!own.flight) own.state = null;
+      own.wanted = Boolean(own.flight);
+      return parts.length ? parts : null;
+    };
+
+    for (;;) {
+      if (run.stopped || failed) break;
+      if (last && !open().length && own.flight) { // every trial is claimed: wait for the page engine's last call
+        await own.flight;
+        continue;
+      }
+      const parts = last ? takeOwn() : null;
+      const points = last ? open() : [];
+      let claim = 0;
+      if (!last) claim = Math.min(count, trials);
+      else if (points.length) {
+        const room = Math.min(...points.map((i) => ends[i])) - front;
+        claim = Math.max(1, Math.min(count, room, own.flight ? Math.ceil(room / 2) : room));
+      }
+      if (!claim && !parts) break; // nothing left to run or to merge (the last answer was the whole run)
+      const started = performance.now();
+      const asked = helper.call({ ...message, trials, [field]: last?.[field] ?? null, first: front, count: claim,
+                                  ...(parts ? { parts } : {}),
+                                  ...(sweep && last && points.length < ends.length ? { points } : {}) });
+      front += claim; // claimed: the page engine's calls stop short of it
+      const answer = await asked;
+      if (run.stopped) break;
+      if (answer.error) { failed = answer; break; }
+      const r = answer.result;
+      if (!last && sweep && r.points) ends = r.points.map((p) => (p.error !== undefined ? 0 : trials)); // none at a refused point
+      last = r;
+      out.innerHTML = r.html;
+      if (own.ran) out.dataset.engines = "2";
+      if (r.done) {
+        this.finish(which, run, out);
+        out.dataset.state = "done";
+        this.say(`Done: ${this.trialsText(r)}.`);
+        this.w.section.dispatchEvent(new CustomEvent("widget-scenario", { bubbles: true, detail: { which } }));
+        return;
+      }
+      this.say(`Running: ${this.trialsText(r)} so far.`);
+      if (claim > 0) {
+        const took = Math.max(1, performance.now() - started);
+        // What a trial costs (a sweep's: at one point): the page engine takes part only where one is short.
+        const perTrial = took / (claim * (sweep ? (points.length || r.points.length) : 1));
+        if (!own.on && perTrial <= SLOW_TRIAL_MS) {
+          own.on = true;
+          own.count = Math.max(1, Math.floor(MAIN_SLICE_MS / perTrial));
+        }
+        count = Math.max(1, Math.min(count * 4, Math.floor(claim * CALL_MS / took)));
+      }
+      if (own.on && !own.running) own.running = mainLoop();
+    }
+    await own.running;
+    this.finish(which, run, out);
+    if (failed) {
+      out.dataset.state = "failed";
+      this.say(`Not run: ${failed.error.message}.`, true);
+      return;
+    }
     out.dataset.state = "stopped";
     this.say("Stopped: the figures shown are from the trials run so far.");
   }

@@ -1,0 +1,167 @@
+// A battle's scenario run shared by two engines (site/static/scenario.js,
+// ScenarioPanel.shared): the extra worker's calls from the first trial on, the
+// page engine's short calls from the end back, each engine's state merged
+// into the other's next call (`parts`). Fake engines answer after random
+// delays; their states record every trial range, and the fake refuses a trial
+// counted twice as the real engine does (engine/scenarios.py merged_state).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+globalThis.document ??= { addEventListener() {} }; // forms.js listens on the document when imported
+const { ScenarioPanel } = await import("../../site/static/scenario.js");
+
+// One point's state: the trial ranges it holds and the sum of their indices.
+const empty = () => ({ ranges: [], sum: 0, n: 0 });
+
+function add(into, t) {
+  const ranges = [...into.ranges, ...t.ranges].sort((a, b) => a[0] - b[0]);
+  for (let i = 1; i < ranges.length; i++) {
+    if (ranges[i][0] < ranges[i - 1][1]) throw new Error(`trials ${ranges[i][0]} on are counted twice`);
+  }
+  return { ranges, sum: into.sum + t.sum, n: into.n + t.n };
+}
+
+function run(point, first, count) {
+  let sum = 0;
+  for (let i = first; i < first + count; i++) sum += i * (point + 1);
+  return { ranges: [[first, first + count]], sum, n: count };
+}
+
+// The fake engine: a sweep's `tallies` (one per point; point `refused` has none) or one `tally`.
+function fakeEngine(name, calls, { points = 3, refused = -1, delay = () => 1 } = {}) {
+  return {
+    name,
+    nextId: 1, // as WorkerLink: every request takes the next id
+    call(request) {
+      this.nextId++;
+      calls.push({ name, request, at: performance.now() });
+      return new Promise((resolve) => setTimeout(() => resolve(answer(request)), delay(request)));
+    },
+  };
+
+  function answer(request) {
+    const sweep = request.op === "sweep";
+    const n = sweep ? points : 1;
+    let states = sweep ? (request.tallies ?? Array(n).fill(null)) : [request.tally ?? null];
+    try {
+      for (const part of request.parts ?? []) {
+        const list = sweep ? part : [part];
+        states = states.map((t, i) => (list[i] === null ? t : add(t ?? empty(), list[i])));
+      }
+      const todo = sweep ? (request.points ?? [...Array(n).keys()]) : [0];
+      for (const i of todo) {
+        if (i === refused || request.count === 0) continue;
+        states[i] = add(states[i] ?? empty(), run(i, request.first, request.count));
+      }
+    } catch (error) {
+      return { error: { type: "InputError", field: "parts", message: error.message } };
+    }
+    const shown = states.map((t, i) => (i === refused ? "refused" : t ? `${t.n}:${t.sum}` : "-")).join(" ");
+    const done = states.every((t, i) => i === refused || (t && t.n >= request.trials));
+    const result = { done, html: request.render ? `<p>${shown}</p>` : undefined };
+    if (sweep) {
+      result.tallies = states;
+      result.points = states.map((t, i) => (i === refused ? { error: "refused" } : { trials: t?.n ?? 0 }));
+    } else {
+      result.tally = states[0];
+      result.trials = states[0]?.n ?? 0;
+    }
+    return { result };
+  }
+}
+
+function expected(trials, points, refused) {
+  const whole = [...Array(points).keys()].map((i) => (i === refused ? "refused" : `${trials}:${run(i, 0, trials).sum}`));
+  return `<p>${whole.join(" ")}</p>`;
+}
+
+// A panel with just what `shared` reads: the widget's engine and section, and its status.
+function fakePanel(main) {
+  return {
+    w: { engine: main, section: { dispatchEvent() {} } },
+    said: [],
+    say(text) { this.said.push(text); },
+    finish() {},
+    trialsText: ScenarioPanel.prototype.trialsText,
+  };
+}
+
+// A seeded generator, so a failing case can be run again.
+function random(seed) {
+  let s = seed >>> 0;
+  return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32; };
+}
+
+for (const op of ["sweep", "compare"]) {
+  test(`a ${op} shared by two engines covers every trial once and ends with the whole run`, async () => {
+    for (let seed = 1; seed <= 12; seed++) {
+      const rand = random(seed);
+      const trials = 20 + Math.floor(rand() * 300);
+      const points = op === "sweep" ? 1 + Math.floor(rand() * 5) : 1;
+      const refused = op === "sweep" && points > 2 ? 1 : -1;
+      const calls = [];
+      const helper = fakeEngine("helper", calls, { points, refused, delay: () => Math.floor(rand() * 4) });
+      const main = fakeEngine("main", calls, { points, refused, delay: () => Math.floor(rand() * 3) });
+      const panel = fakePanel(main);
+      const out = { dataset: {}, innerHTML: "" };
+      const message = { op, widget: "w", seed: "1", render: true };
+      await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, message, trials, helper);
+      assert.equal(out.dataset.state, "done", `seed ${seed}: ${panel.said.at(-1)}`);
+      assert.equal(out.innerHTML, expected(trials, points, refused), `seed ${seed}`);
+      assert.ok(calls.some((c) => c.name === "main" && c.request.count > 0), `seed ${seed}: the page engine took part`);
+      assert.equal(out.dataset.engines, "2");
+      // The page engine's calls are small (one point at a time) and never render.
+      for (const { request } of calls.filter((c) => c.name === "main")) {
+        assert.equal(request.render, false);
+        if (op !== "sweep") continue;
+        assert.equal(request.points.length, 1); // and it carries that point's state alone: a call reads one tally
+        assert.ok(request.tallies.every((t, i) => t === null || i === request.points[0]));
+      }
+    }
+  });
+}
+
+test("a stopped shared run ends both engines' calls and says so", async () => {
+  const calls = [];
+  const helper = fakeEngine("helper", calls, { delay: () => 2 });
+  const main = fakeEngine("main", calls, { delay: () => 1 });
+  const panel = fakePanel(main);
+  const out = { dataset: {}, innerHTML: "" };
+  const run = { stopped: false };
+  setTimeout(() => { run.stopped = true; }, 15);
+  await ScenarioPanel.prototype.shared.call(panel, "result", run, out, { op: "sweep", render: true }, 100_000, helper);
+  assert.equal(out.dataset.state, "stopped");
+  const n = calls.length;
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(calls.length, n, "no call after the run ended");
+});
+
+test("a refusal from either engine ends the run with its message", async () => {
+  const calls = [];
+  const helper = fakeEngine("helper", calls, { delay: () => 1 });
+  const main = { call: async () => ({ error: { type: "InputError", message: "the page engine said no" } }) };
+  const panel = fakePanel(main);
+  const out = { dataset: {}, innerHTML: "" };
+  await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "compare", render: true }, 500, helper);
+  assert.equal(out.dataset.state, "failed");
+  assert.equal(panel.said.at(-1), "Not run: the page engine said no.");
+});
+
+test("the page engine steps aside while the reader's changes ask it, and joins once they stop", async () => {
+  const calls = [];
+  const helper = fakeEngine("helper", calls, { delay: (r) => 1 + r.count }); // a millisecond a trial
+  const main = fakeEngine("main", calls, { delay: (r) => 1 + r.count });
+  main.nextId++; // the reader has just changed something ...
+  const reader = setInterval(() => { main.nextId++; }, 2); // ... and goes on changing
+  let stopped = 0;
+  setTimeout(() => { clearInterval(reader); stopped = performance.now(); }, 400);
+  const panel = fakePanel(main);
+  const out = { dataset: {}, innerHTML: "" };
+  await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "sweep", render: true }, 1000, helper);
+  clearInterval(reader);
+  assert.equal(out.dataset.state, "done");
+  assert.equal(out.innerHTML, expected(1000, 3, -1));
+  const mine = calls.filter((c) => c.name === "main");
+  assert.ok(stopped > 0 && mine.length > 0, "it joined once the changes stopped");
+  assert.ok(mine.every((c) => c.at >= stopped + 250), `no call while the reader was changing: ${mine[0].at - stopped}`);
+});
