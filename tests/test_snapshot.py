@@ -363,7 +363,7 @@ def test_the_snapshot_is_inflated_beside_pyodides_start(guarded_page, site_url):
 def test_the_engine_goes_live_before_the_standard_library_has_come(guarded_page, site_url):
     """A snapshot boot has every module the engine imports in its memory: the
     2.5 MB standard library zip is not waited for (withheld here until the page
-    is live and answers), and is fetched once, after."""
+    is live and answers), and is fetched once, after the warm-up."""
     page = guarded_page
     held = []
     page.route("**/pyodide/python_stdlib.zip", lambda route: held.append(route))  # answered once the page is live
@@ -381,7 +381,7 @@ def test_the_engine_goes_live_before_the_standard_library_has_come(guarded_page,
     assert [status for url, status in finished if url.endswith("/python_stdlib.zip")] == [200]
 
 
-def wait_until(page, condition, seconds: float = 30) -> None:
+def wait_until(page, condition, seconds: float = 60) -> None:
     """Until `condition()` holds, letting Playwright's events run meanwhile."""
     for _ in range(int(seconds * 10)):
         if condition():

@@ -41,7 +41,7 @@
 // The snapshot boot does not wait for Python's standard library
 // (python_stdlib.zip, 2.5 MB): every module the engine imports is in the
 // snapshot's memory already, so the zip is fetched after the engine is live
-// (`stdlibLater`), and an import that needs it before it has arrived fetches it
+// (`stdlibLater`; handle.stdlib), and an import that needs it before it has arrived fetches it
 // there and then (tools/make_snapshot.mjs checks that the snapshot answers
 // with no zip at all). The plain boot downloads it first, as Pyodide does.
 //
@@ -212,7 +212,9 @@ async function bootOn(size, loadPyodide, createModule, snapshot) {
 // wait; a worker may make one), through a finder first in sys.meta_path that
 // steps aside once the zip is in place. `fetchLater()` fetches it in the
 // background; `state()` says "missing", "fetching" or "ready", and how the zip
-// came ("background" or "import").
+// came ("background" or "import"). engine-worker.js calls fetchLater once the
+// page's first answers and the warm-up are done (the file is for imports the
+// engine may never make: it need not share the network with anything).
 function stdlibLater(pyodide) {
   const path = pyodide.runPython("import sys; next(p for p in sys.path if p.endswith('.zip'))");
   pyodide.FS.unlink(path);
@@ -369,6 +371,5 @@ async function start(post, { snapshotBytes, plain, testStall, testImport }) {
   if (fallback) ready.fallback = fallback;
   if (testImport && handle.stdlib) ready.stdlibImport = importNow(handle, testImport);
   post(ready);
-  handle.stdlib?.fetchLater(); // after a snapshot boot: the standard library, now the engine is live
   return handle;
 }
