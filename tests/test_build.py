@@ -299,6 +299,17 @@ def test_wide_tables_scroll_in_named_regions(real_site, url):
     assert len(set(names)) == len(names)  # each region has its own name
 
 
+def test_no_page_names_two_regions_alike(real_site):
+    """A region is a landmark: axe's landmark-unique wants each named apart (two battles on one AT Gold page
+    once carried two estimate checks whose tables were regions of one name)."""
+    pages = sorted(real_site.rglob("*.html"))
+    assert len(pages) > 50
+    for page in pages:
+        names = re.findall(r'role="region"[^>]*aria-label="([^"]*)"', page.read_text(encoding="utf-8"))
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        assert not repeated, (page.relative_to(real_site).as_posix(), repeated)
+
+
 def test_home_counts_the_systems_it_has(fixture_site, real_site):
     out, _ = fixture_site
     assert re.search(r'<p class="system-count">One system so far:\s*Demo\.</p>', read(out, "index.html"))

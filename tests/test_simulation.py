@@ -156,6 +156,19 @@ TIME_RECOMPUTES = """(calc, n) => {
       }
     })();
 }"""
+# Notes, every 10 ms until cleared, each block of a run's trials the page's own engine holds (it should hold none
+# once an extra worker runs the battle), into window.mainBlocks.
+WATCH_MAIN_BLOCKS = """() => {
+    const { pool } = window.rulesExplorer;
+    window.mainBlocks = [];
+    window.mainWatch = setInterval(() => {
+      for (const run of pool.active) {
+        for (const w of run.workers) {
+          if (w.link === pool.main && (w.block || w.done) && window.mainBlocks.length < 5) window.mainBlocks.push({ done: w.done, block: w.block && w.block.count });
+        }
+      }
+    }, 10);
+}"""
 # Running on a live extra worker, past the first trial.
 RUNNING_ON_A_HELPER = """(s) => document.querySelector(s).dataset.state === 'running'
     && Number(document.querySelector(s + ' progress').value) >= 1
@@ -185,9 +198,17 @@ def test_a_big_battle_never_holds_the_other_calculator_up(driver, site_url):
     # waiting for the whole first battle, as before the probe, took 2 s in CPython and more in a browser.
     assert max(times) < 2000, f"{driver.name}: recomputes waited at the start: {times}"
     driver.wait(RUNNING_ON_A_HELPER, SIM, timeout=90)
+    driver.call(WATCH_MAIN_BLOCKS)
     driver.call(TIME_RECOMPUTES, CALC, 8)
     times = driver.wait("() => window.recomputes.length === 8 && window.recomputes", timeout=60)
-    assert sorted(times)[4] < 200 and max(times) < 600, f"{driver.name}: recomputes waited: {times}"
+    # What keeps the reader from waiting is structural: with the extra worker running the battles, the page's
+    # own engine holds no block of the run's trials (it answers the recomputes and the run's merges only), so a
+    # recompute never queues behind a battle. How fast it answers is the benchmark's (bench/simulation.py's
+    # recompute p95); the bound here is the start's, loose enough for a loaded machine, and would still catch
+    # a recompute waiting for a battle of 16 x 100 a side.
+    held = driver.call("() => { clearInterval(window.mainWatch); return window.mainBlocks; }")
+    assert held == [], f"{driver.name}: the page's engine ran the battle's trials {held} beside the recomputes"
+    assert max(times) < 2000, f"{driver.name}: recomputes waited: {times}"
     # The page's engine and the pool's workers are one kind of link (one routing of worker messages).
     assert driver.call("""() => { const { engine, pool } = window.rulesExplorer;
         return Object.getPrototypeOf(engine.constructor) === pool.helpers[0].constructor; }""")

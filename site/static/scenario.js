@@ -330,7 +330,8 @@ export class ScenarioPanel {
     this.say(this.estimator ? "Running…" : "");
     delete out.dataset.engines;
     const engine = this.estimator ? await this.worker() : this.w.engine;
-    // A page may keep a battle's scenario on one engine (the benchmark compares both): rulesExplorerScenarioShare = false.
+    // A page may keep a battle's scenario on one engine (the benchmark compares both): rulesExplorerScenarioShare =
+    // false; "always" lets the page engine take part whatever a trial costs (a test's, on a loaded machine).
     const share = globalThis.rulesExplorerScenarioShare !== false;
     if (share && engine !== this.w.engine && SHARED[request.op] && Number.isSafeInteger(Number(trials))) {
       return this.shared(which, run, out, message, Number(trials), engine);
@@ -492,7 +493,7 @@ export class ScenarioPanel {
         const took = Math.max(1, performance.now() - started);
         // What a trial costs (a sweep's: at one point): the page engine takes part only where one is short.
         const perTrial = took / (claim * (sweep ? (points.length || r.points.length) : 1));
-        if (!own.on && perTrial <= SLOW_TRIAL_MS) {
+        if (!own.on && (perTrial <= SLOW_TRIAL_MS || globalThis.rulesExplorerScenarioShare === "always")) {
           own.on = true;
           own.count = Math.max(1, Math.floor(MAIN_SLICE_MS / perTrial));
         }
