@@ -390,22 +390,6 @@ def wait_until(page, condition, seconds: float = 60) -> None:
     raise AssertionError("waited in vain")
 
 
-@pytest.mark.parametrize("module", ["xml.dom.minidom"])
-def test_an_import_before_the_standard_library_has_come_fetches_it(guarded_page, site_url, module):
-    """A module of the standard library that is not in the snapshot's memory,
-    imported before the zip has come (the worker's ?test-import, at once after
-    the restore), is imported all the same: the import fetches the zip."""
-    page = guarded_page
-    page.add_init_script(f"globalThis.rulesExplorerTestImport = {json.dumps(module)};")
-    page.goto(site_url + SG_PAGE)
-    wait_live(page)
-    assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
-    report = page.evaluate("window.rulesExplorer.engine.bootStdlibImport")
-    assert report["imported"], report
-    assert report["before"]["zip"] == "missing" and report["after"] == {"zip": "ready", "by": "import"}, report
-    assert_widgets_match_cpython(page, SG_PAGE)
-
-
 @pytest.mark.parametrize("boot", ["snapshot", "plain"])
 def test_the_start_compiles_each_small_wrapper_module_once(page, site_url, boot):
     """Pyodide wraps some 260 JavaScript functions in tiny WebAssembly modules as it
