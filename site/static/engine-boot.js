@@ -41,9 +41,10 @@
 // The snapshot boot does not wait for Python's standard library
 // (python_stdlib.zip, 2.5 MB): every module the engine imports is in the
 // snapshot's memory already, so the zip is fetched after the engine is live
-// (`stdlibLater`; handle.stdlib), and an import that needs it before it has arrived fetches it
-// there and then (tools/make_snapshot.mjs checks that the snapshot answers
-// with no zip at all). The plain boot downloads it first, as Pyodide does.
+// (`stdlibLater`, handle.stdlib), and an import that needs it before it has
+// arrived fetches it there and then (tools/make_snapshot.mjs checks that the
+// snapshot answers with no zip at all). The plain boot downloads it first, as
+// Pyodide does.
 //
 // No worker is started from here (see loadSnapshot).
 
