@@ -253,6 +253,31 @@ def test_a_stalled_boot_is_started_again_and_goes_live(driver, stalling_site, st
     change_one_input(driver, SG_PAGE)
 
 
+@pytest.fixture(scope="module")
+def importing_site(built_site, tmp_path_factory) -> Iterator[str]:
+    """The built site whose engine-start.js first sets the hook that has a snapshot
+    boot import a module of the standard library before the zip has come."""
+    copy = _symlinked_copy(built_site, tmp_path_factory.mktemp("import"))
+    start = copy / "static" / "engine-start.js"
+    code = start.read_text(encoding="utf-8")
+    _replace(start, 'globalThis.rulesExplorerTestImport = "xml.dom.minidom";\n' + code)
+    with serving(copy) as url:
+        yield url
+
+
+@pytest.mark.parametrize("driver", [pytest.param(n, marks=MARKS[n]) for n in ("chromium", "firefox", "webkit")],
+                         indirect=True)
+def test_an_import_before_the_standard_library_has_come_fetches_it(driver, importing_site):
+    """The snapshot boot goes live without Python's standard library zip; an import
+    of a module not in the snapshot's memory fetches it there and then (a
+    synchronous request in the worker), in every browser."""
+    open_live(driver, importing_site + SG_PAGE)
+    report = driver.call("() => window.rulesExplorer.engine.bootStdlibImport")
+    assert report and report["imported"], (driver.name, report)
+    assert report["before"]["zip"] == "missing" and report["after"] == {"zip": "ready", "by": "import"}, (driver.name, report)
+    widgets_match_cpython(driver, SG_PAGE)
+
+
 def lightest_pages(site: Path) -> list[str]:
     """Each system's widget page with the least HTML: a fresh load's cost is then mostly the boot."""
     by_system: dict[str, str] = {}

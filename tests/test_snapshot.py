@@ -162,6 +162,17 @@ def test_snapshot_is_built_gzipped_and_matches_the_shipped_runtime(built_site):
     assert str(build.ROOT).encode() not in snapshot, "the snapshot holds a path of the build machine"
 
 
+SNAPSHOT_BUDGET = 6_200_000
+"""Bytes of the gzipped snapshot a first visit downloads (issue 23: a first visit's bytes). It was
+6.63 MB while the C heap's free memory went into it as Python had left it; zeroed, 5.80 MB (NOTES.md,
+"A first visit's bytes"). The engine's growth moves it a little: this budget leaves it 0.4 MB."""
+
+
+def test_the_snapshot_fits_its_byte_budget(built_site):
+    packed = (built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes()
+    assert len(packed) <= SNAPSHOT_BUDGET, f"the snapshot is {len(packed):,} bytes gzipped (budget {SNAPSHOT_BUDGET:,})"
+
+
 def test_the_lock_file_lists_only_what_the_site_ships(built_site):
     """Pyodide's lock names its whole distribution; the site's names the engine wheel alone."""
     lock = json.loads((built_site / "pyodide" / "pyodide-lock.json").read_bytes())
@@ -343,10 +354,40 @@ def test_the_snapshot_is_inflated_beside_pyodides_start(guarded_page, site_url):
     assert {"wasm_compiled", "runtime_ready", "snapshot_bytes", "python_restored", "engine_ready"} <= set(stages)
     assert "size_mismatch" not in stages
     assert stages["wasm_compiled"] <= stages["runtime_ready"] <= stages["python_restored"]
-    for name in ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json", build.SNAPSHOT_NAME,
-                 "pyodide.asm.mjs", "pyodide.mjs"):
+    for name in ("pyodide.asm.wasm", "pyodide-lock.json", build.SNAPSHOT_NAME, "pyodide.asm.mjs", "pyodide.mjs"):
         assert requested.count(site_url + "pyodide/" + name) == 1, (name, requested)
+    assert requested.count(site_url + "pyodide/python_stdlib.zip") <= 1, requested  # after live (below)
     assert stages["snapshot_bytes"] <= stages["python_restored"]
+
+
+def test_the_engine_goes_live_before_the_standard_library_has_come(guarded_page, site_url):
+    """A snapshot boot has every module the engine imports in its memory: the
+    2.5 MB standard library zip is not waited for (withheld here until the page
+    is live and answers), and is fetched once, after the warm-up."""
+    page = guarded_page
+    held = []
+    page.route("**/pyodide/python_stdlib.zip", lambda route: held.append(route))  # answered once the page is live
+    finished: list[tuple[str, int]] = []
+    page.context.on("requestfinished", lambda r: finished.append((r.url, r.response().status)))
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert page.evaluate("document.documentElement.dataset.boot") == "snapshot"
+    assert_widgets_match_cpython(page, SG_PAGE)
+    assert [url for url, _ in finished if url.endswith("/python_stdlib.zip")] == []
+    wait_until(page, lambda: held)
+    assert len(held) == 1, held
+    held[0].continue_()
+    wait_until(page, lambda: any(url.endswith("/python_stdlib.zip") for url, _ in finished))
+    assert [status for url, status in finished if url.endswith("/python_stdlib.zip")] == [200]
+
+
+def wait_until(page, condition, seconds: float = 60) -> None:
+    """Until `condition()` holds, letting Playwright's events run meanwhile."""
+    for _ in range(int(seconds * 10)):
+        if condition():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("waited in vain")
 
 
 @pytest.mark.parametrize("boot", ["snapshot", "plain"])

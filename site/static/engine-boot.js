@@ -10,7 +10,10 @@
 // - ?boot=plain: the page restarted a boot that stalled, and asks for the
 //   plain one;
 // - ?test-stall=thread: tests make this boot's thread stick after its first
-//   status, as Firefox's did (NOTES.md).
+//   status, as Firefox's did (NOTES.md);
+// - ?test-import=NAME: tests have a snapshot boot import the module NAME (one
+//   of the standard library's not in the snapshot) before its standard library
+//   has come, and the ready message tell how it went (`stdlibImport`).
 // A failed boot rejects; the worker tells the page.
 //
 // Boot: from the memory snapshot made at build time (tools/make_snapshot.mjs:
@@ -35,10 +38,23 @@
 // also while the loader loads and runs, and Pyodide only instantiates it
 // (`compileEarly`).
 //
+// The snapshot boot does not wait for Python's standard library
+// (python_stdlib.zip, 2.5 MB): every module the engine imports is in the
+// snapshot's memory already, so the zip is fetched after the engine is live
+// (`stdlibLater`, handle.stdlib), and an import that needs it before it has
+// arrived fetches it there and then (tools/make_snapshot.mjs checks that the
+// snapshot answers with no zip at all). The plain boot downloads it first, as
+// Pyodide does.
+//
 // No worker is started from here (see loadSnapshot).
 
 const RUNTIME = new URL("../pyodide/", import.meta.url).href;
 const SNAPSHOT_URL = RUNTIME + "snapshot.bin.gz";
+const STDLIB_URL = RUNTIME + "python_stdlib.zip";
+// What the snapshot boot gives Pyodide for its standard library: an empty zip
+// (its end record alone), answered here, never asked of the network.
+const STDLIB_LATER_URL = STDLIB_URL + "#later";
+const EMPTY_ZIP = new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]);
 const OPTIONS = {
   indexURL: RUNTIME,
   lockFileURL: RUNTIME + "pyodide-lock.json",
@@ -49,7 +65,8 @@ const OPTIONS = {
 
 // Responses requested early, each handed out once to the first fetch of its
 // URL: Pyodide's own fetches of these files get them instead of asking again.
-// Any other fetch, or a second one of the same URL, goes to the network.
+// Any other fetch, or a second one of the same URL, goes to the network. The
+// stand-in standard library (STDLIB_LATER_URL) is answered here, every time.
 const prefetched = new Map();
 const networkFetch = self.fetch.bind(self);
 function prefetch(urls) {
@@ -60,6 +77,7 @@ function prefetch(urls) {
   }
   self.fetch = (input, init) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : null;
+    if (url === STDLIB_LATER_URL) return Promise.resolve(new Response(EMPTY_ZIP));
     const plain = !init || Object.keys(init).length === 0; // Pyodide passes {} without an integrity hash
     const early = url !== null && plain ? prefetched.get(url) : undefined;
     if (!early) return networkFetch(input, init);
@@ -184,7 +202,69 @@ async function bootOn(size, loadPyodide, createModule, snapshot) {
     image.restoreInto(module);
     return module;
   };
-  return loadPyodide({ ...OPTIONS, createPyodideModule, _loadSnapshot: handOver(new Uint8Array(size)) });
+  return loadPyodide({ ...OPTIONS, stdLibURL: STDLIB_LATER_URL, createPyodideModule, _loadSnapshot: handOver(new Uint8Array(size)) });
+}
+
+// Python's standard library after a snapshot boot. Pyodide wrote the stand-in
+// (an empty zip) where the zip goes; it is removed, so that until the real one
+// is there Python finds no file (a traceback's source lines are then left out,
+// as for the engine's own files). The first import of a module that is not in
+// memory yet fetches the zip at once (a synchronous request: an import cannot
+// wait; a worker may make one), through a finder first in sys.meta_path that
+// steps aside once the zip is in place. `fetchLater()` fetches it in the
+// background; `state()` says "missing", "fetching" or "ready", and how the zip
+// came ("background" or "import"). engine-worker.js calls fetchLater once the
+// page's first answers and the warm-up are done (the file is for imports the
+// engine may never make: it need not share the network with anything).
+function stdlibLater(pyodide) {
+  const path = pyodide.runPython("import sys; next(p for p in sys.path if p.endswith('.zip'))");
+  pyodide.FS.unlink(path);
+  const state = { zip: "missing", by: "" };
+  const put = (bytes, by) => {
+    if (state.zip === "ready") return;
+    pyodide.FS.writeFile(path, bytes);
+    Object.assign(state, { zip: "ready", by });
+    stage("stdlib");
+  };
+  const now = () => {
+    if (state.zip === "ready") return true;
+    try {
+      const request = new XMLHttpRequest();
+      request.open("GET", STDLIB_URL, false);
+      request.responseType = "arraybuffer";
+      request.send();
+      if (request.status === 200) put(new Uint8Array(request.response), "import");
+    } catch {
+      // offline before the site was saved: the import fails as it would without the file
+    }
+    return state.zip === "ready";
+  };
+  const install = pyodide.runPython(`
+import sys
+class StdlibLater:
+    """Fetches the standard library's zip before the first import of a module not in memory."""
+    def __init__(self, ready):
+        self.ready = ready
+    def find_spec(self, name, path=None, target=None):
+        if self.ready() and self in sys.meta_path:
+            sys.meta_path.remove(self)
+        return None
+def install(ready):
+    sys.meta_path.insert(0, StdlibLater(ready))
+install`);
+  install(now);
+  install.destroy();
+  return {
+    state: () => ({ ...state }),
+    fetchLater() {
+      if (state.zip !== "missing") return;
+      state.zip = "fetching";
+      fetch(STDLIB_URL)
+        .then((response) => (response.ok ? response.arrayBuffer() : Promise.reject(new Error(`HTTP ${response.status}`))))
+        .then((bytes) => put(new Uint8Array(bytes), "background"))
+        .catch(() => { if (state.zip === "fetching") state.zip = "missing"; }); // the first import that needs it fetches it
+    },
+  };
 }
 
 async function bootFromSnapshot(loadPyodide, createModule, snapshot, snapshotBytes) {
@@ -204,7 +284,10 @@ async function bootFromSnapshot(loadPyodide, createModule, snapshot, snapshotByt
   const random = pyodide.pyimport("random");
   random.seed();
   random.destroy();
-  return engine(pyodide, { describe: false });
+  const handle = engine(pyodide, { describe: false });
+  handle.stdlib = stdlibLater(pyodide);
+  handle.pyodide = pyodide;
+  return handle;
 }
 
 async function bootPlain(loadPyodide, post) {
@@ -212,6 +295,18 @@ async function bootPlain(loadPyodide, post) {
   status(post, "engine", "Loading the rules engine");
   await pyodide.loadPackage("wargame-engine", { messageCallback: () => {}, errorCallback: (m) => status(post, "engine", m) });
   return engine(pyodide, { describe: true });
+}
+
+// For ?test-import: imports `name` and tells how it went, and how the standard
+// library came.
+function importNow(handle, name) {
+  const before = handle.stdlib.state();
+  try {
+    handle.pyodide.pyimport(name).destroy();
+    return { module: name, imported: true, before, after: handle.stdlib.state() };
+  } catch (err) {
+    return { module: name, imported: false, error: reason(err), before, after: handle.stdlib.state() };
+  }
 }
 
 export const stages = {}; // ms since the worker's time origin (sent as timeOrigin), for the benchmark
@@ -232,19 +327,22 @@ export function boot(post, params) {
     snapshotBytes: Number(params.get("snapshot-bytes")) || 0,
     plain: params.get("boot") === "plain",
     testStall: params.get("test-stall"),
+    testImport: params.get("test-import"),
   });
   const stopHeartbeat = () => clearInterval(heartbeat);
   ready.then(stopHeartbeat, stopHeartbeat);
   return ready;
 }
 
-async function start(post, { snapshotBytes, plain, testStall }) {
+async function start(post, { snapshotBytes, plain, testStall, testImport }) {
   const started = performance.now();
   status(post, "runtime", "Loading the Python runtime");
   if (testStall === "thread") for (;;);
   // The snapshot downloads while Pyodide's loader and runtime load and compile.
-  const runtimeFiles = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"].map((name) => RUNTIME + name);
-  prefetch(plain ? runtimeFiles : [SNAPSHOT_URL, ...runtimeFiles]);
+  // The standard library is the plain boot's alone (the snapshot boot's comes
+  // after it is live): a plain boot after a failed snapshot asks for it then.
+  const runtimeFiles = ["pyodide.asm.wasm", "pyodide-lock.json"].map((name) => RUNTIME + name);
+  prefetch(plain ? [STDLIB_URL, ...runtimeFiles] : [SNAPSHOT_URL, ...runtimeFiles]);
   const snapshot = plain ? Promise.reject(new Error("after a stalled start")) : loadSnapshot(snapshotBytes);
   compileEarly(RUNTIME + "pyodide.asm.wasm");
   snapshot.then(() => stage("snapshot_bytes"), () => {});
@@ -272,6 +370,7 @@ async function start(post, { snapshotBytes, plain, testStall }) {
   stage("engine_ready");
   const ready = { type: "ready", ms: Math.round(performance.now() - started), boot: kind, stages, timeOrigin: performance.timeOrigin, smallModules };
   if (fallback) ready.fallback = fallback;
+  if (testImport && handle.stdlib) ready.stdlibImport = importNow(handle, testImport);
   post(ready);
   return handle;
 }

@@ -6,7 +6,7 @@
 // Public: new Engine(); engine.state ("loading" | "live" | "failed") and
 // engine.stage; onState(listener); call(request) -> Promise<answer>;
 // job(request, onProgress) -> {done, cancel}; idle(). Tests and benchmarks
-// read bootStages, bootOrigin, bootSmallModules and bootRestarts.
+// read bootStages, bootOrigin, bootSmallModules, bootRestarts and bootStdlibImport.
 // new WorkerLink(worker) is the same without the boot's watchdog.
 
 // Pyodide hangs rather than fails on some broken set-ups (a .wasm served with
@@ -210,6 +210,7 @@ export class Engine extends WorkerLink {
       this.bootStages = data.stages;
       this.bootOrigin = data.timeOrigin; // the worker's performance.timeOrigin, which its stages count from
       this.bootSmallModules = data.smallModules; // {asked, compiled}: see compileSmallModulesOnce
+      this.bootStdlibImport = data.stdlibImport; // only with ?test-import (engine-boot.js)
       this.bootRestarts = this.restarts;
       performance.mark("engine-ready");
       const fallback = data.fallback ? `, started without the snapshot (${data.fallback})` : "";

@@ -15,7 +15,8 @@
 // replace a worker whose boot stalled; with `plain` the fresh one boots
 // without the snapshot. Tests set globalThis.rulesExplorerTestStall
 // ("thread") to make the boot of the first rulesExplorerTestStalls workers
-// (default 1) stall.
+// (default 1) stall, and globalThis.rulesExplorerTestImport to a module's name
+// for the worker's ?test-import (engine-boot.js).
 (function () {
   var script = document.currentScript;
   // Resolved now: in-site links change the page's URL, and a relative src with it.
@@ -32,6 +33,7 @@
     if (globalThis.rulesExplorerTestStall && started++ < (globalThis.rulesExplorerTestStalls || 1)) {
       workerUrl.searchParams.set("test-stall", globalThis.rulesExplorerTestStall);
     }
+    if (globalThis.rulesExplorerTestImport) workerUrl.searchParams.set("test-import", globalThis.rulesExplorerTestImport);
     var worker = new Worker(workerUrl, { type: "module" });
     worker.early = [];
     worker.onmessage = function (event) { worker.early.push({ type: "message", data: event.data }); };

@@ -42,6 +42,7 @@ function warmStep() {
   warmUp.done = true;
   stage("warm");
   post({ type: "warm", stages });
+  warmUp.handle.stdlib?.fetchLater();
 }
 
 const params = new URL(import.meta.url).searchParams;
@@ -49,7 +50,13 @@ const params = new URL(import.meta.url).searchParams;
 // which warm up what they use: it skips the warm-up.
 const HELPER = params.get("role") === "helper";
 const ready = boot(post, params);
-ready.then((handle) => { if (!HELPER) { warmUp.handle = handle; warmLater(); } }, () => {});
+// After a snapshot boot, Python's standard library is fetched once the page's
+// first answers and the warm-up are done (an extra worker: at once), so that
+// it shares the network with nothing the reader waits for (engine-boot.js).
+ready.then((handle) => {
+  if (HELPER) handle.stdlib?.fetchLater();
+  else { warmUp.handle = handle; warmLater(); }
+}, () => {});
 ready.catch((err) => {
   post({ type: "failed", message: String(err && err.message ? err.message : err) });
 });
