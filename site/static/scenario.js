@@ -472,7 +472,7 @@ export class ScenarioPanel {
         continue;
       }
       if (staged && last && !open().length && ends[0] < trials) { // the stage is whole: on to the next
-        front = limits.find((c) => c > front) ?? trials;
+        front = limits.find((c) => c >= front) ?? trials; // (the page engine may have claimed none of it)
         ends = [limits.find((c) => c > front) ?? trials];
       }
       const parts = last ? takeOwn() : null;
@@ -481,7 +481,9 @@ export class ScenarioPanel {
       if (!last) claim = Math.min(count, trials);
       else if (points.length) {
         const room = Math.min(...points.map((i) => ends[i])) - front;
-        claim = Math.max(1, Math.min(count, room, own.flight ? Math.ceil(room / 2) : room));
+        // Half of what is left while the page engine works, or (a stage) waits for the stage's readings.
+        const halve = own.flight || (staged && own.on && !run.stopped);
+        claim = Math.max(1, Math.min(count, room, halve ? Math.ceil(room / 2) : room));
       }
       if (!claim && !parts) break; // nothing left to run or to merge (the last answer was the whole run)
       const started = performance.now();

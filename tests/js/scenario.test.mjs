@@ -270,3 +270,21 @@ test("a stopped reading of the assumed settings ends both engines' calls", async
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(calls.length, n, "no call after the run ended");
 });
+
+test("a stage the page engine took no part in is crossed as one it shared", async () => {
+  const calls = [];
+  const helper = fakeEngine("helper", calls, { delay: (r) => 5 + Math.floor((r.count ?? 0) / 50) });
+  const main = fakeEngine("main", calls, { delay: () => 1 });
+  main.nextId++; // the reader has just changed something, and goes on: the page engine steps aside through the first stages
+  const reader = setInterval(() => { main.nextId++; }, 2);
+  setTimeout(() => clearInterval(reader), 60);
+  const panel = fakePanel(main);
+  const out = { dataset: {}, innerHTML: "" };
+  await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "sensitivity", render: true },
+                                            30_000, helper);
+  clearInterval(reader);
+  assert.equal(out.dataset.state, "done", panel.said.at(-1));
+  assert.equal(out.innerHTML, expected(30_000, 1, -1));
+  const mine = calls.filter((c) => c.name === "main" && c.request.count);
+  assert.ok(mine.length && mine.every((c) => c.request.first >= 500), `the page engine joined in the last stage only: ${mine.map((c) => c.request.first).slice(0, 5)} of ${mine.length}`);
+});
