@@ -37,8 +37,9 @@ painted). Measurements (``--only`` picks some, comma-separated):
                 almost no battle stops at 200 or 500 of them), with the panel's
                 trials (the widget's trials box as the page has it, 1,000):
                 the first ranked chart on screen (target 5 s) and the whole run
-                (target 60 s; issue 22). The panel runs it on the page's one
-                extra worker, the page's own answering the form.
+                (target 60 s; issue 22). The panel shares it between the extra
+                worker and the page's own engine stage by stage (between the
+                checkpoints; ``--one-engine``: the extra worker alone).
                 Not in the default set: it takes some 4 minutes a run here (14 before
                 readings stopped early).
 ``sgs-assumptions``  the same for the card game's default battle: the whole run

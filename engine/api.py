@@ -217,7 +217,7 @@ def _spend(w: widgets.Widget, message: Mapping[str, Any], points: int) -> tuple[
     count = message.get("count")
     if count is None:
         return first, None
-    carries = message.get("tally") is not None or message.get("tallies") is not None
+    carries = any(message.get(k) is not None for k in ("tally", "tallies", "parts"))
     return first, _whole(count, "count", 0 if carries else 1, most, "a number of trials for one request")
 
 
@@ -253,7 +253,8 @@ def _with_parts(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> Mappi
 
 def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[str, Any]:
     """``compare``, ``sweep``, ``target``, ``scenario_link`` and ``scenario_from_link`` (see docs/ARCHITECTURE.md)."""
-    message = _with_parts(w, op, message)
+    if op != "sensitivity" or w.trial is None:  # a battle's sensitivity merges its parts itself, checking each
+        message = _with_parts(w, op, message)
     render = bool(message.get("render"))
     seed = widgets.check_seed(message.get("seed", 1))
     if op == "compare":
@@ -296,7 +297,7 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
                 raise InputError("full", f"{shown(full)} is not true or false", "true (every reading plays every "
                                  "trial) or false (a reading that changes almost no battle stops early)")
             kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally"),
-                  "full": full}
+                  "full": full, "stage": message.get("stage"), "parts": message.get("parts")}
         answer = sensitivity.sensitivity(w.id, message.get("inputs"), figure=message.get("figure"), render=render, **kw)
         if kw:  # the page's calls grow while readings stop and fewer states play a trial: this bounds them
             answer["most_count"] = _most_count(states)

@@ -46,7 +46,7 @@ from typing import Any, Final
 from . import widgets
 from .montecarlo import Tally, wilson
 from .scenarios import (Mapper, _chunks, _estimate, _figures, _label, _read_tally, _run_jobs, _shown_value,
-                        _value_json, _with, chunk_states, exact_figures, serial)
+                        _value_json, _with, chunk_states, exact_figures, merged_state, serial)
 from .schema import Boolean, Choice, Field, InputError, Integer, Number, fraction_text, jsonable
 
 __all__ = ["alternatives", "sensitivity", "sensitivity_html", "note_html", "tornado_svg", "readings",
@@ -175,19 +175,105 @@ def _changed(t: Tally, k: int, head: Any) -> tuple[int, int]:
     return (0, 0) if s is None else (int(s.squares), s.n)  # none: a tally without the reading plays it no more
 
 
-def _playing(t: Tally | None, at: int, n_states: int, head: Any, stops: tuple[int, ...]) -> list[int] | None:
-    """The readings that play trial ``at`` on, from the tally of trials 0 … at−1 (None: all of them)."""
-    if not stops or at < stops[0]:
+def _stage(a: int, stops: tuple[int, ...], total: int) -> tuple[int, int]:
+    """The stage trial ``a`` falls in: trials c … e−1 between two checkpoints (0 and the run's size at the ends)."""
+    return max((c for c in stops if c <= a), default=0), min((c for c in stops if c > a), default=total)
+
+
+def _span(ranges: Sequence[tuple[int, int]]) -> str:
+    return ", ".join(f"{a:,} to {b - 1:,}" for a, b in ranges)
+
+
+def _covers_prefix(t: Tally | None, c: int) -> bool:
+    return t is not None and bool(t.ranges) and t.ranges[0][0] == 0 and t.ranges[0][1] >= c
+
+
+def _playing(t: Tally | None, stage: Any, a: int, n_states: int, head: Any, stops: tuple[int, ...], total: int,
+             key: str) -> list[int] | None:
+    """The readings that play the stage trial ``a`` falls in (None: all of them, the first stage).
+
+    Which readings play trials c … e−1 of a stage is fixed by trials 0 … c−1, so a stage's trials may come in
+    any order and from several engines. ``t`` covers trials 0 … c−1 and any trials of the stage: exactly
+    0 … c−1, the rule decides at c; with trials of the stage too, the readings that played them (those with
+    every trial in ``t``) go on. An engine holding only some trials of the stage (``t`` without 0 … c−1)
+    brings ``stage``, the set an answer that had those trials gave (:func:`stage_of`). A call never crosses
+    into the next stage before ``t`` holds every trial of this one.
+    """
+    if not stops:
         return None
-    if t is None or t.ranges != ((0, at),):
-        raise InputError("first", f"a reading that stops early plays its trials in order: send the tally of "
-                         f"trials 0 to {at - 1:,} with trial {at:,}", "the next trial of the run")
-    out = []
+    c, e = _stage(a, stops, total)
+    if t is not None and t.ranges and t.ranges[-1][1] > e:
+        raise InputError("first", f"the tally holds trials past {e - 1:,} ({_span(t.ranges)}), and a reading that "
+                         f"stops early decides at trial {e:,} which readings play on: send trials {c:,} to "
+                         f"{e - 1:,} first", f"trials up to {e - 1:,}")
+    if a < stops[0]:
+        return None
+    if _covers_prefix(t, c):
+        assert t is not None
+        if t.ranges == ((0, c),):
+            out = []
+            for k in range(1, n_states):
+                m, n = _changed(t, k, head)
+                if n == c and not (c in stops and wilson(m, n, t.confidence).high <= NEGLIGIBLE_SHARE):
+                    out.append(k)
+            return out
+        out = []
+        for k in range(1, n_states):  # the readings that played the stage's trials held here play the rest
+            n = _changed(t, k, head)[1]
+            if n == t.trials:
+                out.append(k)
+            elif n > c:
+                raise InputError("parts", f"reading {k} played {n - c:,} of this stage's {t.trials - c:,} trials: "
+                                 "the partial states were played with another set of readings",
+                                 "partial states of this run, each played with the set of its stage")
+        return out
+    if isinstance(stage, dict) and stage.get("from") == c:
+        ok = (stage.get("key") == key and isinstance(stage.get("playing"), list) and len(stage["playing"]) < n_states
+              and all(type(k) is int and 0 < k < n_states for k in stage["playing"]))
+        if not ok:
+            raise InputError("stage", f"give the stage of trials {c:,} to {e - 1:,} of this run as an answer "
+                             "of it gave it", "the answer's stage, as it is")
+        return sorted(set(stage["playing"]))
+    held = f"the tally holds trials {_span(t.ranges)}" if t is not None and t.ranges else "no tally came"
+    raise InputError("first", f"a reading that stops early decides at trial {c:,} which readings play trials "
+                     f"{c:,} to {e - 1:,}: send the tally of trials 0 to {c - 1:,} with them, or the stage an "
+                     f"answer gave ({held})", "the tally of every trial before the stage, or its stage")
+
+
+def _check_part(carried: Tally | None, part: Tally | None, i: int, n_states: int, head: Any,
+                stops: tuple[int, ...], total: int, key: str) -> None:
+    """Another engine's partial state of one stage, played with the readings the carried tally says play it."""
+    if not stops or part is None or not part.ranges or part.key != key:
+        return  # another run's part: the merge refuses it
+    c, e = _stage(part.ranges[0][0], stops, total)
+    if part.ranges[-1][1] > e:
+        raise InputError("parts", f"part {i}: trials {_span(part.ranges)} lie in two stages, split at {e:,}",
+                         "each partial state within one stage")
+    if c and not _covers_prefix(carried, c):
+        raise InputError("parts", f"part {i}: trials {c:,} on are merged only into a tally of every trial "
+                         f"before {c:,}", "the tally of every trial before the part's stage")
+    playing = set(range(1, n_states)) if not c else set(_playing(carried, None, c, n_states, head, stops, total,
+                                                                  key) or ())
     for k in range(1, n_states):
-        m, n = _changed(t, k, head)
-        if n == at and not (at in stops and wilson(m, n, t.confidence).high <= NEGLIGIBLE_SHARE):
-            out.append(k)
-    return out
+        n, want = _changed(part, k, head)[1], part.trials if k in playing else 0
+        if n != want:
+            raise InputError("parts", f"part {i}: reading {k} played {n:,} of its {part.trials:,} trials where this "
+                             f"stage plays {want:,}: it was played with another set of readings",
+                             "partial states of this run, each played with the set of its stage")
+
+
+def stage_of(t: Tally, n_states: int, head: Any, stops: tuple[int, ...], total: int,
+             key: str) -> dict[str, Any] | None:
+    """The stage of the first trial ``t`` lacks and the readings that play it, when ``t`` tells (it holds every
+    trial before the stage): another engine playing some of the stage's trials on a tally of its own brings it."""
+    at = t.ranges[0][1] if t.ranges and t.ranges[0][0] == 0 else 0
+    if not stops or at < stops[0] or at >= total or not _covers_prefix(t, _stage(at, stops, total)[0]):
+        return None
+    try:
+        playing = _playing(t, None, at, n_states, head, stops, total, key)
+    except InputError:
+        return None
+    return {"from": _stage(at, stops, total)[0], "key": key, "playing": playing}
 
 
 def _reading(t: Tally, k: int, head: Any, base: dict[str, Any],
@@ -210,12 +296,17 @@ def _reading(t: Tally, k: int, head: Any, base: dict[str, Any],
 
 def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str | None = None, seed: int = 1,
                 trials: int | None = None, first: int = 0, count: int | None = None, tally: Any = None,
-                chunk: int = 0, mapper: Mapper = serial, render: bool = False, full: bool = False) -> dict[str, Any]:
+                chunk: int = 0, mapper: Mapper = serial, render: bool = False, full: bool = False,
+                stage: Any = None, parts: Any = None) -> dict[str, Any]:
     """Each assumed setting's other readings, ranked by how far they move ``figure`` (the headline by default).
 
     Estimators run trials ``first`` … ``first + count − 1`` (default: all ``trials``, the widget's run size)
     of the inputs and of every variant not yet stopped (see the module's note; ``full``: every variant
-    plays every trial), added to ``tally``.
+    plays every trial), added to ``tally``. Past the first checkpoint ``tally`` holds every trial before the
+    call's stage, or only trials of that stage and ``stage`` says which readings play it (another engine's
+    answer gave it); a call goes into the next stage only with every trial of this one. ``parts``, other
+    engines' partial states of the run (:func:`engine.scenarios.merged_state`), are merged into ``tally``
+    first, each checked against the readings its stage plays.
     """
     w = widgets.get(widget_id)
     figs = _figures(w, None)
@@ -247,16 +338,29 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
         total = trials or w.trials
         count = total - first if count is None else count
         t = _read_tally(tally, "tally")
+        if parts is not None:
+            merged = _read_tally(merged_state(tally, parts, False), "tally")
+            stops = _stops(head, total, full)
+            key = chunk_states(w, data, seed, "common", f"{STOP_RULE}:{head.name}" if stops else "")[1]
+            if t is not None and t.key != key:
+                raise InputError("tally", "the tally belongs to other inputs, another seed, another widget or the "
+                                 "other way of stopping readings; start again without one")
+            for i, raw in enumerate(parts, 1):
+                _check_part(t, _read_tally(raw, "parts"), i, len(data), head, stops, total, key)
+            t = merged
         if count < 0 or count == 0 and t is None:  # 0 with a tally: only merge (the request's parts) and render
             raise InputError("count", "no trials left to run", "1 or more")
         stops = _stops(head, total, full)
         rule = f"{STOP_RULE}:{head.name}" if stops else ""
-        if t is not None and t.key != chunk_states(w, data, seed, "common", rule)[1]:
+        key = chunk_states(w, data, seed, "common", rule)[1]
+        if t is not None and t.key != key:
             raise InputError("tally", "the tally belongs to other inputs, another seed, another widget or the "
                              "other way of stopping readings; start again without one")
         cuts = [first] + [c for c in stops if first < c < first + count] + [first + count]
+        if count == 0 and t is not None and t.ranges and _covers_prefix(t, _stage(t.ranges[-1][1] - 1, stops, total)[0]):
+            _playing(t, None, t.ranges[-1][1] - 1, len(data), head, stops, total, key)  # a merge's parts, checked
         for a, b in zip(cuts, cuts[1:]):  # a stage ends at each checkpoint: the rule looks at trials 0 … c−1
-            only = _playing(t, a, len(data), head, stops)
+            only = _playing(t, stage, a, len(data), head, stops, total, key)
             jobs = [(0, data, s0, n) for s0, n in _chunks(a, b - a, chunk or (b - a))]
             t = _run_jobs(w, jobs, seed, "common", mapper, [t], only, rule)[0]
         assert t is not None
@@ -270,6 +374,9 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
                    confidence=fraction_text(w.confidence),
                    stopping={"checkpoints": list(stops), "negligible": fraction_text(NEGLIGIBLE_SHARE)} if stops
                    else None)
+        at = stage_of(t, len(data), head, stops, total, key)
+        if at is not None:
+            out["stage"] = at
     rows = []
     for i, s in enumerate(settings):
         alts = [{"value": alt, "label": _label(alt), "figure": g, "diff": d, **p}

@@ -121,8 +121,9 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     assert driver.errors() == []
 
 
-SHARED_TRIALS = 600
-"""Battles a point in the two-engine test: enough calls for the page's own engine to take part."""
+SHARED_TRIALS = 400
+"""Battles a point in the two-engine test: enough calls for the page's own engine to take part, and past the
+first checkpoint at which "Which assumptions matter" stops readings (200)."""
 SHARE_ALWAYS = """() => { const p = window.rulesExplorer.pool; p.size = 2; p.fixed = true;
     globalThis.rulesExplorerScenarioShare = "always"; }"""
 """Two engines, and the page's own takes part however slow a trial is on a loaded machine (it joins only below
@@ -131,9 +132,10 @@ SLOW_TRIAL_MS otherwise, as measured by the extra worker's first calls: under a 
 
 @browsers("chromium", "firefox", "webkit")
 def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(driver, site_url):
-    """With an extra worker, a battle's sweep, compare and how rare are shared by it and the page's own engine
-    (small calls from the last trial back, scenario.js `shared`), their partial states merged by the engine
-    (``parts``): the chart and the tables are exactly CPython's for the same (inputs, seed, trials)."""
+    """With an extra worker, a battle's sweep, compare, how rare and which assumptions matter are shared by it and
+    the page's own engine (small calls from the last trial back, scenario.js `shared`; the assumptions stage by
+    stage), their partial states merged by the engine (``parts``): the chart and the tables are exactly CPython's
+    for the same (inputs, seed, trials)."""
     from engine import luck
     w = widgets.get("sgs.battle")
     open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={SHARED_TRIALS}#{BATTLE}")
@@ -172,6 +174,15 @@ def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(dri
     shows(driver, panel(BATTLE, ".scenario-result"),
           luck.luck(w.id, b, {"defender.lost": 3}, seed=1, trials=SHARED_TRIALS, render=True)["html"],
           "how rare, shared by two engines")
+    assert driver.call("(s) => document.querySelector(s).dataset.engines", panel(BATTLE, ".scenario-result")) == "2"
+    # "Which assumptions matter", shared stage by stage: both engines' trials before the checkpoint at 200 decide
+    # which readings play on, and both play the readings that do.
+    from engine import sensitivity
+    answer = sensitivity.sensitivity(w.id, b, seed=1, trials=SHARED_TRIALS, render=True)
+    assert any(a["stopped"] for r in answer["settings"] for a in r["alternatives"])
+    driver.call(CLICK, panel(BATTLE, "[data-action=assumptions]"))
+    driver.wait(DONE, f"#{BATTLE}", timeout=180)
+    shows(driver, panel(BATTLE, ".scenario-result"), answer["html"], "which assumptions matter, shared by two engines")
     assert driver.call("(s) => document.querySelector(s).dataset.engines", panel(BATTLE, ".scenario-result")) == "2"
     assert driver.errors() == []
 

@@ -240,7 +240,7 @@ def test_the_full_run_is_still_there_and_never_mixes_with_the_early_stop(early):
 
 
 def test_a_stage_past_a_checkpoint_needs_the_trials_before_it_in_order():
-    with pytest.raises(InputError, match="plays its trials in order") as got:
+    with pytest.raises(InputError, match="decides at trial 200 which readings play trials 200 to 499") as got:
         sensitivity.sensitivity("sgs.battle", {}, seed=STOP_SEED, trials=STOP_TRIALS, first=300, count=10)
     assert got.value.field == "first"
     early_half = sensitivity.sensitivity("sgs.battle", {}, seed=STOP_SEED, trials=STOP_TRIALS, first=100, count=100)
@@ -278,3 +278,116 @@ def test_a_tally_missing_a_readings_sums_answers_without_a_trace():
     tally["sums"] = {k: v for k, v in tally["sums"].items() if not k.startswith("d1.")}
     rest = api.handle_message({**message, "first": 200, "count": 100, "tally": tally})
     assert "error" not in rest and rest["done"]
+
+
+# A stage's trials shared by two engines (the page's extra worker and its own engine) ---------------------------------
+
+SMALL_ATG = {"attackers": [{"type": "Infantry", "count": 2}, {"type": "Tank", "count": 1}],
+             "defenders": [{"type": "Infantry", "count": 2}]}
+"""AT Gold's smallest useful battle: 133 readings, some play on past each checkpoint (7 s a run of 520)."""
+
+
+def shared_run(widget, inputs, seed, trials, rand):
+    """The run as the page shares it (site/static/scenario.js `shared`), through the API: the helper's calls
+    from each stage's first trial on, carrying the whole tally; the page engine's from the stage's last trial
+    back, each carrying its own tally and the stage the helper's answer gave, handed to the helper's next call
+    as `parts` at random moments. At each checkpoint a call of count 0 brings the stage's last parts in, and its
+    answer is kept; the stage's split point and every call's length are random."""
+    message = {"op": "sensitivity", "widget": widget, "inputs": inputs, "seed": seed, "trials": trials}
+    bounds = [0] + [c for c in sensitivity.STOP_CHECKPOINTS if c < trials] + [trials]
+    helper, stage, at_checkpoints = None, None, {}
+
+    def helper_call(first, count, parts):
+        answer = api.handle_message({**message, "tally": helper, "first": first, "count": count, "render": True,
+                                     **({"parts": parts} if parts else {})})
+        assert "error" not in answer, answer
+        return answer
+
+    pending = []
+    for c, e in zip(bounds, bounds[1:]):
+        cut = rand.randint(c, e)  # the helper plays c … cut−1, the page engine cut … e−1
+        front, back, own = c, e, None
+        while front < cut or back > cut:
+            if front < cut and (back == cut or rand.random() < 0.5):
+                n = min(cut - front, rand.randint(1, 60))
+                answer = helper_call(front, n, pending)
+                helper, pending, front = answer["tally"], [], front + n
+                if "stage" in answer:
+                    stage = answer["stage"]
+                    assert stage["from"] == c
+                continue
+            if c and stage is None or c and stage["from"] != c:  # the page engine waits for the stage's readings
+                answer = helper_call(c, 0, pending)
+                helper, pending, stage = answer["tally"], [], answer["stage"]
+            n = min(back - cut, rand.randint(1, 25))
+            back -= n
+            answer = api.handle_message({**message, "tally": own, "first": back, "count": n, "render": False,
+                                         **({"stage": stage} if c else {})})
+            assert "error" not in answer, answer
+            own = answer["tally"]
+            if rand.random() < 0.4 or back == cut:
+                pending, own = pending + [own], None
+        answer = helper_call(e, 0, pending)  # the stage complete: the helper's tally holds trials 0 … e−1
+        helper, pending = answer["tally"], []
+        at_checkpoints[e] = answer
+    return at_checkpoints
+
+
+@pytest.mark.parametrize("widget, inputs, trials, seeds", [("sgs.battle", {}, STOP_TRIALS, (1, 2)),
+                                                          ("atg.battle", SMALL_ATG, 520, (4,))])
+def test_any_split_of_each_stage_between_two_engines_gives_the_one_engine_answer(widget, inputs, trials, seeds):
+    """Split between two states and merged by `parts`, each stage's trials give the tally and HTML one engine
+    gives in order, at each checkpoint and at the end; some readings stop at each checkpoint and some play on."""
+    import random
+    alone, tally, first = {}, None, 0
+    for e in [c for c in sensitivity.STOP_CHECKPOINTS if c < trials] + [trials]:
+        alone[e] = sensitivity.sensitivity(widget, inputs, seed=STOP_SEED, trials=trials, first=first,
+                                           count=e - first, tally=tally, render=True)
+        tally, first = alone[e]["tally"], e
+    played = [a["trials"] for _, a in readings_of(alone[trials])]
+    assert {200, trials} <= set(played) and (widget != "atg.battle" or 500 in played)  # stopped at 500 too
+    for seed in seeds:
+        got = shared_run(widget, inputs, STOP_SEED, trials, random.Random(seed))
+        for e, answer in alone.items():
+            assert got[e]["tally"] == answer["tally"] and got[e]["html"] == answer["html"], (seed, e)
+        assert got[trials]["done"]
+
+
+def test_a_call_into_the_next_stage_before_this_one_is_whole_is_refused_in_one_line():
+    """The barrier: which readings play past a checkpoint is decided on every trial before it, so a call that
+    goes past it, or starts past it, with trials of the stage missing is refused; so is a page engine's call
+    without the stage's readings, or with another stage's."""
+    message = {"op": "sensitivity", "widget": "sgs.battle", "inputs": {}, "seed": STOP_SEED, "trials": STOP_TRIALS}
+    front = api.handle_message({**message, "count": 150})
+    back = api.handle_message({**message, "first": 180, "count": 20})
+    assert "stage" not in front and "stage" not in back  # the readings of stage 0 all play
+    for request in ({"tally": front["tally"], "first": 160, "count": 50},  # 150 … 159 missing, across 200
+                    {"tally": front["tally"], "first": 200, "count": 10},
+                    {"tally": front["tally"], "first": 150, "count": 30, "parts": [back["tally"]], "trials": 600}):
+        if "parts" in request:  # 150 … 179 with 180 … 199 merged: the stage is whole, and the next may start
+            ok = api.handle_message({**message, **request})
+            assert "error" not in ok and ok["stage"]["from"] == 200 and ok["trials"] == 200
+            on = api.handle_message({**message, "tally": ok["tally"], "first": 200, "count": 10})
+            assert on["stage"] == ok["stage"] and on["trials"] == 210
+            continue
+        bad = api.handle_message({**message, **request})
+        assert bad["error"]["field"] == "first" and "\n" not in bad["error"]["message"], bad
+        assert "decides at trial 200 which readings play" in bad["error"]["message"]
+    whole = api.handle_message({**message, "count": 200})
+    stage = whole["stage"]
+    assert stage["from"] == 200 and 0 < len(stage["playing"]) < whole["variants"]
+    alone = api.handle_message({**message, "first": 400, "count": 20, "stage": stage})  # a page engine's call
+    assert "error" not in alone and alone["trials"] == 20
+    for bad_stage in ({**stage, "from": 500}, None):
+        bad = api.handle_message({**message, "first": 400, "count": 20, **({"stage": bad_stage} if bad_stage else {})})
+        assert bad["error"]["field"] == "first" and "\n" not in bad["error"]["message"]
+    for bad_stage in ({**stage, "key": "x"}, {**stage, "playing": [0]}, {**stage, "playing": "all"}):
+        bad = api.handle_message({**message, "first": 400, "count": 20, "stage": bad_stage})
+        assert bad["error"]["field"] == "stage" and "\n" not in bad["error"]["message"]
+    across = api.handle_message({**message, "first": 490, "count": 20, "stage": stage})  # a part cannot cross 500
+    assert across["error"]["field"] == "first" and "decides at trial 500" in across["error"]["message"]
+    # A part played with another set of readings is refused when the whole is put together.
+    wrong = api.handle_message({**message, "first": 300, "count": 10, "stage": {**stage, "playing": stage["playing"][1:]}})
+    mixed = api.handle_message({**message, "tally": whole["tally"], "first": 200, "count": 10,
+                                "parts": [wrong["tally"]]})
+    assert mixed["error"]["field"] == "parts" and "another set of readings" in mixed["error"]["message"]

@@ -16,18 +16,21 @@
 // With an extra worker, a battle's sweep, compare or luck is shared by two
 // engines (`shared`): the extra worker takes calls of about
 // CALL_MS from the first trial on, and the page's own engine, which answers
-// the form, takes calls of about pool.js's MAIN_SLICE_MS from the last trial
+// the form, takes calls of about SHARE_SLICE_MS from the last trial
 // back (a sweep: one point at a time, the point with most left), so a
 // recompute waits behind one short call at most. Each engine carries its own
 // state; the extra worker's next call brings the page engine's in (`parts`:
 // engine/scenarios.py merged_state merges them exactly, refusing a trial
 // counted twice) and renders the whole. "What it takes" stays on one engine:
-// each round decides where the next looks; so does "Which assumptions
-// matter": which readings go on past each checkpoint depends on all the
-// trials before it (engine/sensitivity.py, the early stop).
+// each round decides where the next looks. "Which assumptions matter" is
+// shared stage by stage: which readings go on past each checkpoint depends on
+// every trial before it (engine/sensitivity.py, the early stop), so the two
+// engines split the trials between two checkpoints, the page engine's calls
+// bring the stage's readings (`stage`) from the extra worker's answer, and
+// the extra worker crosses a checkpoint only with the whole stage merged.
 
 import { collect } from "./forms.js";
-import { MAIN_SLICE_MS, SLOW_TRIAL_MS } from "./pool.js";
+import { SLOW_TRIAL_MS } from "./pool.js";
 
 // A battle call aims at this long at first, so Stop and the page's other requests never wait for more.
 const CALL_MS = 200;
@@ -37,11 +40,23 @@ const CALL_MS = 200;
 const LONG_CALL_MS = 1000;
 const FIRST_COUNT = 4; // trials per point in a battle's first call, before its cost is known
 // Scenario ops whose trials two engines may share (each merges the other's partial state), and the state each carries.
-const SHARED = { sweep: "tallies", compare: "tally", luck: "tally" };
+const SHARED = { sweep: "tallies", compare: "tally", luck: "tally", sensitivity: "tally" };
 // The page engine's share of a run steps aside while anything else asks that engine (a recompute, the form's
 // own run): it sends no call until it has heard of no other request for this long (ms), looking this often.
 const QUIET_MS = 300;
 const QUIET_POLL_MS = 50;
+// The page engine's calls in a shared run aim at this long: longer than a Monte Carlo run's slices on it
+// (pool.js MAIN_SLICE_MS), since it only runs after QUIET_MS with no other request, so a reader's next one
+// waits for one such call at most; a longer call spreads its fixed cost (about an AT Gold battle's) wider.
+const SHARE_SLICE_MS = 12;
+// A call of the page engine's is at least one trial, and a trial of "Which assumptions matter" plays every
+// reading still on (AT Gold 40 v 40 before its first checkpoint: 134 battles, about 0.2 s): the page engine
+// takes no part in a stage whose trial is measured longer than this, so a reader's next request waits at
+// most about this long, and never behind a fifth of a second of battles.
+const SHARE_TRIAL_MAX_MS = 100;
+// Tests on a loaded machine: rulesExplorerScenarioShare = "always" lets the page engine take part whatever a
+// trial costs.
+const always = () => globalThis.rulesExplorerScenarioShare === "always";
 
 function option(value, text, selected) {
   const o = document.createElement("option");
@@ -383,6 +398,13 @@ export class ScenarioPanel {
     const main = this.w.engine;
     const field = SHARED[message.op];
     const sweep = message.op === "sweep";
+    // "Which assumptions matter": its checkpoints cut the run into stages (the first answer says them). The
+    // helper crosses one only with every trial before it; the page engine plays a later stage's trials only
+    // with the readings that play it (`stage`, from the helper's answer).
+    const staged = message.op === "sensitivity";
+    let limits = [trials]; // each stage's end
+    let stage = null; // the current stage's readings, once the helper's answer has given them
+    const began = performance.now();
     let front = 0;
     let ends = [trials]; // per point: trials below this are the helper's to take; from it on, claimed by the page engine
     let count = FIRST_COUNT; // the helper's trials (a point) a call
@@ -394,9 +416,14 @@ export class ScenarioPanel {
     const own = { state: null, outbox: null, wanted: false, count: 1, on: false, ran: false, flight: null, running: null };
 
     const open = () => ends.map((e, i) => (e > front ? i : -1)).filter((i) => i >= 0);
+    const stageStart = () => limits.filter((c) => c <= front && c < trials).at(-1) ?? 0;
+    let trialMs = Infinity; // a trial's cost in the helper's last call (a stage's: every reading it plays)
+    const fits = () => !staged || always() || trialMs <= SHARE_TRIAL_MAX_MS;
     // The page engine's next call: the point with the most left, from its end back.
     const pick = () => {
       if (!own.on || run.stopped || failed) return null;
+      if (staged && stageStart() > 0 && stage?.from !== stageStart()) return null; // wait for the stage's readings
+      if (!fits()) return null; // this stage's trials are too long for the reader's engine
       let best = -1;
       for (let i = 0; i < ends.length; i++) if (ends[i] - front > (best < 0 ? 0 : ends[best] - front)) best = i;
       if (best < 0) return null;
@@ -421,7 +448,8 @@ export class ScenarioPanel {
         const carried = sweep ? ends.map((_, i) => (i === claim.point ? (own.state?.[i] ?? null) : null)) : own.state;
         const started = performance.now();
         own.flight = main.call({ ...message, trials, render: false, [field]: carried, first: claim.first,
-                                 count: claim.count, ...(sweep ? { points: [claim.point] } : {}) });
+                                 count: claim.count, ...(sweep ? { points: [claim.point] } : {}),
+                                 ...(staged && stageStart() > 0 ? { stage } : {}) });
         seen = main.nextId; // this call's id is not another's
         const answer = await own.flight;
         own.flight = null;
@@ -439,7 +467,7 @@ export class ScenarioPanel {
           own.wanted = false;
         }
         const perTrial = Math.max(0.01, (performance.now() - started) / claim.count);
-        own.count = Math.max(1, Math.min(own.count * 2, Math.floor(MAIN_SLICE_MS / perTrial)));
+        own.count = Math.max(1, Math.min(own.count * 2, Math.floor(SHARE_SLICE_MS / perTrial)));
         if (run.stopped) break;
       }
     };
@@ -459,13 +487,19 @@ export class ScenarioPanel {
         await own.flight;
         continue;
       }
+      if (staged && last && !open().length && ends[0] < trials) { // the stage is whole: on to the next
+        front = limits.find((c) => c >= front) ?? trials; // (the page engine may have claimed none of it)
+        ends = [limits.find((c) => c > front) ?? trials];
+      }
       const parts = last ? takeOwn() : null;
       const points = last ? open() : [];
       let claim = 0;
       if (!last) claim = Math.min(count, trials);
       else if (points.length) {
         const room = Math.min(...points.map((i) => ends[i])) - front;
-        claim = Math.max(1, Math.min(count, room, own.flight ? Math.ceil(room / 2) : room));
+        // Half of what is left while the page engine works, or (a stage) waits for the stage's readings.
+        const halve = own.flight || (staged && own.on && fits() && !run.stopped);
+        claim = Math.max(1, Math.min(count, room, halve ? Math.ceil(room / 2) : room));
       }
       if (!claim && !parts) break; // nothing left to run or to merge (the last answer was the whole run)
       const started = performance.now();
@@ -478,6 +512,11 @@ export class ScenarioPanel {
       if (answer.error) { failed = answer; break; }
       const r = answer.result;
       if (!last && sweep && r.points) ends = r.points.map((p) => (p.error !== undefined ? 0 : trials)); // none at a refused point
+      if (!last && staged && r.stopping) {
+        limits = [...r.stopping.checkpoints.filter((c) => c < trials), trials];
+        ends = [limits.find((c) => c > front) ?? trials];
+      }
+      if (staged && r.stage) stage = r.stage;
       last = r;
       out.innerHTML = r.html;
       if (own.ran) out.dataset.engines = "2";
@@ -493,13 +532,20 @@ export class ScenarioPanel {
         const took = Math.max(1, performance.now() - started);
         // What a trial costs (a sweep's: at one point): the page engine takes part only where one is short.
         const perTrial = took / (claim * (sweep ? (points.length || r.points.length) : 1));
-        if (!own.on && (perTrial <= SLOW_TRIAL_MS || globalThis.rulesExplorerScenarioShare === "always")) {
+        // A reading of every assumed setting plays each trial once per reading: a battle is what must be short.
+        const perBattle = perTrial / (staged ? 1 + (r.variants ?? 0) : 1);
+        trialMs = perTrial;
+        if (!own.on && (perBattle <= SLOW_TRIAL_MS || always())) {
           own.on = true;
-          own.count = Math.max(1, Math.floor(MAIN_SLICE_MS / perTrial));
+          own.count = Math.max(1, Math.floor(SHARE_SLICE_MS / perTrial));
         }
-        count = Math.max(1, Math.min(count * 4, Math.floor(claim * CALL_MS / took)));
+        // Its calls grow as the one-engine run's do (see `stream`): each reads back and draws every reading.
+        const aim = staged ? Math.min(LONG_CALL_MS, Math.max(CALL_MS, (performance.now() - began) / 8)) : CALL_MS;
+        count = Math.max(1, Math.min(count * 4, Math.floor(claim * aim / took), r.most_count ?? Infinity));
       }
-      if (own.on && !own.running) own.running = mainLoop();
+      if (own.on && !own.running) { // it ends when nothing is left to claim for now (a stage waits for the next)
+        own.running = mainLoop().then(() => { own.running = null; });
+      }
     }
     await own.running;
     this.finish(which, run, out);

@@ -18,7 +18,8 @@ function add(into, t) {
   for (let i = 1; i < ranges.length; i++) {
     if (ranges[i][0] < ranges[i - 1][1]) throw new Error(`trials ${ranges[i][0]} on are counted twice`);
   }
-  return { ranges, sum: into.sum + t.sum, n: into.n + t.n };
+  const stages = [...(into.stages ?? []), ...(t.stages ?? [])]; // a staged run's: each trial's stage, as played
+  return { ranges, sum: into.sum + t.sum, n: into.n + t.n, ...(stages.length ? { stages } : {}) };
 }
 
 function run(point, first, count) {
@@ -28,7 +29,7 @@ function run(point, first, count) {
 }
 
 // The fake engine: a sweep's `tallies` (one per point; point `refused` has none) or one `tally`.
-function fakeEngine(name, calls, { points = 3, refused = -1, delay = () => 1 } = {}) {
+function fakeEngine(name, calls, { points = 3, refused = -1, delay = () => 1, variants = null } = {}) {
   return {
     name,
     nextId: 1, // as WorkerLink: every request takes the next id
@@ -40,6 +41,11 @@ function fakeEngine(name, calls, { points = 3, refused = -1, delay = () => 1 } =
   };
 
   function answer(request) {
+    if (request.op === "sensitivity") {
+      const answer = staged(request);
+      if (variants !== null && answer.result) answer.result.variants = variants;
+      return answer;
+    }
     const sweep = request.op === "sweep";
     const n = sweep ? points : 1;
     let states = sweep ? (request.tallies ?? Array(n).fill(null)) : [request.tally ?? null];
@@ -68,6 +74,65 @@ function fakeEngine(name, calls, { points = 3, refused = -1, delay = () => 1 } =
     }
     return { result };
   }
+}
+
+// "Which assumptions matter" as the engine stages it (engine/sensitivity.py): the readings that play trials
+// c … e−1 between two checkpoints are fixed by trials 0 … c−1, so a call in a later stage needs a tally holding
+// every trial before it or the stage an answer gave; a part is merged only into such a tally; nothing crosses a
+// checkpoint with the stage incomplete. The fake refuses each of these as the engine does.
+const CHECKPOINTS = [200, 500];
+const READINGS = 9;
+
+// How far a state holds every trial from 0 on.
+function prefix(state) {
+  let end = 0;
+  for (const [a, b] of [...(state?.ranges ?? [])].sort((x, y) => x[0] - y[0])) if (a === end) end = b;
+  return end;
+}
+
+function stageOf(i, trials) {
+  const stops = CHECKPOINTS.filter((c) => c < trials);
+  return [stops.filter((c) => c <= i).at(-1) ?? 0, stops.find((c) => c > i) ?? trials];
+}
+
+function staged(request) {
+  const trials = request.trials;
+  const refuse = (message) => ({ error: { type: "InputError", field: "first", message } });
+  const stageToken = (state) => {
+    const at = prefix(state);
+    const [c] = stageOf(at, trials);
+    return c > 0 && at < trials ? { from: c, playing: [c % READINGS] } : undefined;
+  };
+  let state = request.tally ?? null;
+  const before = state;
+  try {
+    for (const part of request.parts ?? []) {
+      const [c, e] = stageOf(part.ranges[0][0], trials);
+      if (part.ranges.some(([a, b]) => a < c || b > e)) return refuse("a part in two stages");
+      if (c > 0 && prefix(before) < c) return refuse(`a part of stage ${c} merged into a tally without 0 to ${c - 1}`);
+      if (part.stages.some((from) => from !== c)) return refuse(`a part of stage ${c} played with another's readings`);
+      state = add(state ?? empty(), part);
+    }
+    const end = request.first + (request.count ?? 0);
+    for (let a = request.first; a < end;) {
+      const [c, e] = stageOf(a, trials);
+      const b = Math.min(end, e);
+      if (state && Math.max(...state.ranges.map((r) => r[1])) > e) return refuse(`trials past ${e - 1} in the tally`);
+      if (c > 0 && prefix(state) < c && request.stage?.from !== c) {
+        return refuse(`decides at trial ${c} which readings play: the tally holds ${prefix(state)} from 0`);
+      }
+      state = add(state ?? empty(), { ...run(0, a, b - a), stages: Array(b - a).fill(c) });
+      a = b;
+    }
+  } catch (error) {
+    return { error: { type: "InputError", field: "parts", message: error.message } };
+  }
+  const result = { tally: state, trials: state?.n ?? 0, done: (state?.n ?? 0) >= trials, variants: READINGS - 1,
+                   stopping: { checkpoints: CHECKPOINTS.filter((c) => c < trials) }, most_count: 1000,
+                   html: request.render ? `<p>${state ? `${state.n}:${state.sum}` : "-"}</p>` : undefined };
+  const token = state && stageToken(state);
+  if (token) result.stage = token;
+  return { result };
 }
 
 function expected(trials, points, refused) {
@@ -164,4 +229,90 @@ test("the page engine steps aside while the reader's changes ask it, and joins o
   const mine = calls.filter((c) => c.name === "main");
   assert.ok(stopped > 0 && mine.length > 0, "it joined once the changes stopped");
   assert.ok(mine.every((c) => c.at >= stopped + 250), `no call while the reader was changing: ${mine[0].at - stopped}`);
+});
+
+test("a reading of every assumed setting is shared stage by stage: every trial once, no checkpoint crossed early", async () => {
+  let laterStages = 0;
+  for (let seed = 1; seed <= 12; seed++) {
+    const rand = random(seed);
+    const trials = seed % 4 === 0 ? 150 + Math.floor(rand() * 50) : 220 + Math.floor(rand() * 500); // one stage or more
+    const calls = [];
+    const helper = fakeEngine("helper", calls, { delay: () => Math.floor(rand() * 4) });
+    const main = fakeEngine("main", calls, { delay: () => Math.floor(rand() * 3) });
+    const panel = fakePanel(main);
+    const out = { dataset: {}, innerHTML: "" };
+    const message = { op: "sensitivity", widget: "w", seed: "1", render: true };
+    await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, message, trials, helper);
+    assert.equal(out.dataset.state, "done", `seed ${seed}: ${panel.said.at(-1)}`);
+    assert.equal(out.innerHTML, expected(trials, 1, -1), `seed ${seed}`);
+    assert.equal(out.dataset.engines, "2", `seed ${seed}`);
+    for (const { name, request } of calls) {
+      if (!request.count) continue;
+      const [c, e] = stageOf(request.first, trials);
+      assert.ok(request.first + request.count <= e || name === "helper", `seed ${seed}: the page engine stays in its stage`);
+      if (name === "main") {
+        assert.equal(request.render, false);
+        assert.equal(request.stage?.from, c > 0 ? c : undefined, `seed ${seed}: the page engine brings its stage`);
+        if (c > 0) laterStages++;
+      }
+    }
+  }
+  assert.ok(laterStages > 0, "the page engine took part past a checkpoint");
+});
+
+test("a stopped reading of the assumed settings ends both engines' calls", async () => {
+  const calls = [];
+  const helper = fakeEngine("helper", calls, { delay: () => 2 });
+  const main = fakeEngine("main", calls, { delay: () => 1 });
+  const panel = fakePanel(main);
+  const out = { dataset: {}, innerHTML: "" };
+  const run = { stopped: false };
+  setTimeout(() => { run.stopped = true; }, 15);
+  await ScenarioPanel.prototype.shared.call(panel, "result", run, out, { op: "sensitivity", render: true }, 100_000, helper);
+  assert.equal(out.dataset.state, "stopped");
+  const n = calls.length;
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(calls.length, n, "no call after the run ended");
+});
+
+test("a stage the page engine took no part in is crossed as one it shared", async () => {
+  const calls = [];
+  const helper = fakeEngine("helper", calls, { delay: (r) => 5 + Math.floor((r.count ?? 0) / 50) });
+  const main = fakeEngine("main", calls, { delay: () => 1 });
+  main.nextId++; // the reader has just changed something, and goes on: the page engine steps aside through the first stages
+  const reader = setInterval(() => { main.nextId++; }, 2);
+  setTimeout(() => clearInterval(reader), 60);
+  const panel = fakePanel(main);
+  const out = { dataset: {}, innerHTML: "" };
+  await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "sensitivity", render: true },
+                                            30_000, helper);
+  clearInterval(reader);
+  assert.equal(out.dataset.state, "done", panel.said.at(-1));
+  assert.equal(out.innerHTML, expected(30_000, 1, -1));
+  const mine = calls.filter((c) => c.name === "main" && c.request.count);
+  assert.ok(mine.length && mine.every((c) => c.request.first >= 500), `the page engine joined in the last stage only: ${mine.map((c) => c.request.first).slice(0, 5)} of ${mine.length}`);
+});
+
+test("the page engine takes no part in a stage whose trial (every reading it plays) is long, and joins a short one", async () => {
+  const realNow = performance.now.bind(performance);
+  performance.now = () => realNow() * 50; // a millisecond here reads as 50: long trials in a test's time
+  try {
+    const calls = [];
+    // 100 readings; before the first checkpoint a trial of them all reads as 150 ms (1.5 ms a battle), after
+    // it, with most readings stopped, as a tenth of that.
+    const delay = (r) => Math.ceil((r.count ?? 0) * (r.first < 200 ? 3 : 0.3));
+    const helper = fakeEngine("helper", calls, { delay, variants: 99 });
+    const main = fakeEngine("main", calls, { delay, variants: 99 });
+    const panel = fakePanel(main);
+    const out = { dataset: {}, innerHTML: "" };
+    await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "sensitivity", render: true },
+                                              700, helper);
+    assert.equal(out.dataset.state, "done", panel.said.at(-1));
+    assert.equal(out.innerHTML, expected(700, 1, -1));
+    const mine = calls.filter((c) => c.name === "main" && c.request.count);
+    assert.ok(mine.length, "the page engine took part once trials were short");
+    assert.ok(mine.every((c) => c.request.first >= 200), `the page engine played a long trial: ${mine.map((c) => c.request.first).slice(0, 5)}`);
+  } finally {
+    delete performance.now;
+  }
 });
