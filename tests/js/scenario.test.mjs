@@ -186,20 +186,22 @@ for (const op of ["sweep", "compare"]) {
   });
 }
 
-test("a stopped shared run ends both engines' calls and says so", async () => {
-  const calls = [];
-  const helper = fakeEngine("helper", calls, { delay: () => 2 });
-  const main = fakeEngine("main", calls, { delay: () => 1 });
-  const panel = fakePanel(main);
-  const out = { dataset: {}, innerHTML: "" };
-  const run = { stopped: false };
-  setTimeout(() => { run.stopped = true; }, 15);
-  await ScenarioPanel.prototype.shared.call(panel, "result", run, out, { op: "sweep", render: true }, 100_000, helper);
-  assert.equal(out.dataset.state, "stopped");
-  const n = calls.length;
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.equal(calls.length, n, "no call after the run ended");
-});
+for (const op of ["sweep", "sensitivity"]) { // a reading of the assumed settings is staged: its own path
+  test(`a stopped shared ${op} ends both engines' calls and says so`, async () => {
+    const calls = [];
+    const helper = fakeEngine("helper", calls, { delay: () => 2 });
+    const main = fakeEngine("main", calls, { delay: () => 1 });
+    const panel = fakePanel(main);
+    const out = { dataset: {}, innerHTML: "" };
+    const run = { stopped: false };
+    setTimeout(() => { run.stopped = true; }, 15);
+    await ScenarioPanel.prototype.shared.call(panel, "result", run, out, { op, render: true }, 100_000, helper);
+    assert.equal(out.dataset.state, "stopped");
+    const n = calls.length;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(calls.length, n, "no call after the run ended");
+  });
+}
 
 test("a refusal from either engine ends the run with its message", async () => {
   const calls = [];
@@ -258,21 +260,6 @@ test("a reading of every assumed setting is shared stage by stage: every trial o
     }
   }
   assert.ok(laterStages > 0, "the page engine took part past a checkpoint");
-});
-
-test("a stopped reading of the assumed settings ends both engines' calls", async () => {
-  const calls = [];
-  const helper = fakeEngine("helper", calls, { delay: () => 2 });
-  const main = fakeEngine("main", calls, { delay: () => 1 });
-  const panel = fakePanel(main);
-  const out = { dataset: {}, innerHTML: "" };
-  const run = { stopped: false };
-  setTimeout(() => { run.stopped = true; }, 15);
-  await ScenarioPanel.prototype.shared.call(panel, "result", run, out, { op: "sensitivity", render: true }, 100_000, helper);
-  assert.equal(out.dataset.state, "stopped");
-  const n = calls.length;
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.equal(calls.length, n, "no call after the run ended");
 });
 
 test("a stage the page engine took no part in is crossed as one it shared", async () => {
