@@ -121,7 +121,7 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     assert driver.errors() == []
 
 
-SHARED_TRIALS = 400
+SHARED_TRIALS = 250
 """Battles a point in the two-engine test: enough calls for the page's own engine to take part, and past the
 first checkpoint at which "Which assumptions matter" stops readings (200)."""
 SHARE_ALWAYS = """() => { const p = window.rulesExplorer.pool; p.size = 2; p.fixed = true;
@@ -148,7 +148,11 @@ def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(dri
     driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
     spec = {"input": "attacker.units.0.count", "from": "1", "to": "3", "step": "1"}
     expected = scenarios.sweep(w.id, inputs, spec, seed=1, trials=SHARED_TRIALS, render=True)["html"]
-    driver.wait(DONE, f"#{BATTLE}", timeout=180)
+    ended = driver.wait("(s) => { const o = document.querySelector(s + ' .scenario-result'); "
+                        "return ['done', 'failed', 'stopped'].includes(o.dataset.state) && o.dataset.state; }",
+                        f"#{BATTLE}", timeout=180)
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert ended == "done", f"{driver.name}: the shared sweep ended {ended}: {status}"
     shows(driver, panel(BATTLE, ".scenario-result"), expected, "the battle sweep shared by two engines")
     assert driver.call("(s) => document.querySelector(s).dataset.engines", panel(BATTLE, ".scenario-result")) == "2"
     status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
