@@ -338,24 +338,19 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
         total = trials or w.trials
         count = total - first if count is None else count
         t = _read_tally(tally, "tally")
-        if parts is not None:
-            merged = _read_tally(merged_state(tally, parts, False), "tally")
-            stops = _stops(head, total, full)
-            key = chunk_states(w, data, seed, "common", f"{STOP_RULE}:{head.name}" if stops else "")[1]
-            if t is not None and t.key != key:
-                raise InputError("tally", "the tally belongs to other inputs, another seed, another widget or the "
-                                 "other way of stopping readings; start again without one")
-            for i, raw in enumerate(parts, 1):
-                _check_part(t, _read_tally(raw, "parts"), i, len(data), head, stops, total, key)
-            t = merged
-        if count < 0 or count == 0 and t is None:  # 0 with a tally: only merge (the request's parts) and render
-            raise InputError("count", "no trials left to run", "1 or more")
         stops = _stops(head, total, full)
         rule = f"{STOP_RULE}:{head.name}" if stops else ""
         key = chunk_states(w, data, seed, "common", rule)[1]
         if t is not None and t.key != key:
             raise InputError("tally", "the tally belongs to other inputs, another seed, another widget or the "
                              "other way of stopping readings; start again without one")
+        if parts is not None:
+            merged = _read_tally(merged_state(tally, parts, False), "tally")
+            for i, raw in enumerate(parts, 1):
+                _check_part(t, _read_tally(raw, "parts"), i, len(data), head, stops, total, key)
+            t = merged
+        if count < 0 or count == 0 and t is None:  # 0 with a tally: only merge (the request's parts) and render
+            raise InputError("count", "no trials left to run", "1 or more")
         cuts = [first] + [c for c in stops if first < c < first + count] + [first + count]
         if count == 0 and t is not None and t.ranges and _covers_prefix(t, _stage(t.ranges[-1][1] - 1, stops, total)[0]):
             _playing(t, None, t.ranges[-1][1] - 1, len(data), head, stops, total, key)  # a merge's parts, checked
