@@ -35,7 +35,7 @@ from . import endings, parts
 from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, Modifier, attack,
                      attack_points, hit_effects, live_modifiers)
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
-                          PINNED_DOWN, RETREATED, RETREATING, Individual, merge)
+                          PINNED_DOWN, RETREATED, RETREATING, Individual, merge, start_floats)
 from .interception import Decision, intercepts
 from .rules import Rules, as_floats
 from .setup import AIR_MISSIONS, BOMBARDMENTS, TAKES_HEX, Setup, SetupError, Unit, UnitState
@@ -272,11 +272,11 @@ class Battle:
             self.types.append(t)
             self.type_floats.append(self._floats_of(t))
         record = self.record
+        start = start_floats(unit.state)
         for i in range(unit.count):
             # each individual's own name only where there is a log to name it in
-            ind = Individual(f"{label} #{i + 1}" if record else label, side, index, t, unit.state, outside=outside,
-                             cargo=cargo, interceptor=interceptor)
-            ind.slot = slot
+            ind = Individual(f"{label} #{i + 1}" if record else label, side, index, t, start, slot, outside,
+                             cargo, interceptor)
             info.members.append(ind)
             self.people[side].append(ind)
             self.everyone.append(ind)
