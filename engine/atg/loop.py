@@ -33,7 +33,7 @@ from typing import Any
 
 from . import endings, parts
 from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, Modifier, attack,
-                     attack_points, hit_effects, live_modifiers)
+                     attack_points, hit_effects, kind_factors, live_modifiers)
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge, start_floats)
 from .interception import Decision, intercepts
@@ -182,6 +182,11 @@ _setup_floats: list[Any] = [None, {}]
 the setup keeps them alive, so an ``id`` stays theirs while it is held."""
 
 
+_modifier_lists: list[Any] = [None, None, {}]
+"""The last setup and rules a battle was built for, and by which interceptors joined, its modifier lists
+(:meth:`Battle._build`): they depend on nothing else."""
+
+
 class Battle:
     """The mutable state of one battle: individuals, the round, the running factors and the log."""
 
@@ -317,21 +322,38 @@ class Battle:
         """The experience a hit gives, as the target's power over the attacker's kept between the rulevars
         (by target and attacker type slot), worked out at the first such hit."""
         self.hit_effects = hit_effects(self.f)
-        self.battle_modifiers = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
-        """The attack and hit point modifiers that can differ from 1.0 in this battle."""
+        if _modifier_lists[0] is not s or _modifier_lists[1] is not self.rules or len(_modifier_lists[2]) > 64:
+            _modifier_lists[:] = [s, self.rules, {}]
+        joined = tuple(d.joins for d in self.decisions)
+        kept = _modifier_lists[2].get(joined)
+        if kept is None:
+            mods = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
+            checks = tuple(dict.fromkeys(ROUND_IDLE_WHEN[fn] for _, fn in mods[0] + mods[1] if fn in ROUND_IDLE_WHEN))
+            kept = _modifier_lists[2][joined] = (mods, checks, {})
+        self.battle_modifiers, self.round_checks, self.round_lists = kept
+        """The attack and hit point modifiers that can differ from 1.0 in this battle; the checks of
+        :data:`ROUND_IDLE_WHEN` they need; each round's lists by those checks' answers (:meth:`_round_modifiers`).
+        The same for every battle of one setup, rules and interceptors joining, so worked out once for them."""
         self.attack_modifiers, self.hit_point_modifiers = self.battle_modifiers
         self.attack_factors: tuple[Modifier, ...] = ()
         self.hit_point_factors: tuple[Modifier, ...] = ()
+        self.attack_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
+        self.hit_point_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
         """Set for each round's steps by :meth:`_round_modifiers`."""
 
     def _round_modifiers(self) -> None:
         """The modifiers that can differ from 1.0 in this round's steps (the hot path's lists), with their
-        names for the log and without them for a battle that is not logged."""
-        answers: dict[Any, bool] = {}
-        self.attack_modifiers, self.hit_point_modifiers = (
-            live_modifiers(self, mods, ROUND_IDLE_WHEN, answers) for mods in self.battle_modifiers)
-        self.attack_factors = tuple(fn for _, fn in self.attack_modifiers)
-        self.hit_point_factors = tuple(fn for _, fn in self.hit_point_modifiers)
+        names for the log and without them for a battle that is not logged, and for each kind of attack
+        (:func:`.attack.kind_factors`). Worked out once for each answer to the round's checks."""
+        answers = tuple(check(self) for check in self.round_checks)
+        lists = self.round_lists.get(answers)
+        if lists is None:
+            att, hp = (live_modifiers(self, mods, ROUND_IDLE_WHEN, dict(zip(self.round_checks, answers)))
+                       for mods in self.battle_modifiers)
+            lists = self.round_lists[answers] = (att, hp, tuple(fn for _, fn in att), tuple(fn for _, fn in hp),
+                                                 kind_factors(att), kind_factors(hp))
+        (self.attack_modifiers, self.hit_point_modifiers, self.attack_factors, self.hit_point_factors,
+         self.attack_factors_by_kind, self.hit_point_factors_by_kind) = lists
 
     # The loop -----------------------------------------------------------------------------------------
 
