@@ -855,6 +855,36 @@ def test_the_modifier_lists_kept_for_a_setup_are_those_each_battle_and_round_wor
     assert len(rounds) > 6
 
 
+@pytest.mark.parametrize("combat", ["land", "airstrike", "paradrop", "airlift", "amphibious"])
+def test_a_side_s_tally_counts_each_individual_once_by_its_status(combat, monkeypatch):
+    """The tally at the end, counted by unit, is what counting every individual of the side one by one gives."""
+    from engine.atg import loop
+    from engine.atg.individuals import CAPITULATED, LOST, RETREATED, RETREATING, TRAPPED
+    plain = loop.Battle._tally
+    seen = Counter()
+
+    def checked(self, side):
+        got = plain(self, side)
+        ps = self.people[side]
+        names = list(dict.fromkeys(p.t.name for p in ps))
+        assert list(got.start.items()) == [(n, sum(p.t.name == n for p in ps)) for n in names]
+        assert list(got.casualties.items()) == [(n, sum(p.t.name == n and p.status in LOST for p in ps)) for n in names]
+        assert list(got.survivors.items()) == [(n, sum(p.t.name == n and p.status not in LOST for p in ps))
+                                               for n in names]
+        assert (got.retreated, got.capitulated, got.trapped, got.broke_through) == (
+            sum(p.status in (RETREATING, RETREATED) for p in ps), sum(p.status == CAPITULATED for p in ps),
+            sum(p.status == TRAPPED for p in ps), sum(p.broken for p in ps))
+        assert got.experience == math.fsum(p.xp_gained for p in ps)
+        seen.update(p.status for p in ps)
+        return got
+    monkeypatch.setattr(loop.Battle, "_tally", checked)
+    attackers = CARRIERS if combat in ("paradrop", "airlift") else MIXED + (Unit("Infantry", 0),)
+    rules = Rules(trapped_defenders="lost", attacker_capitulation_round=4)
+    for seed in range(4):
+        fight(Setup(attackers, WORN + (Unit("Infantry", 3),), combat=combat), rules, random.Random(seed))
+    assert len(seen) > 3
+
+
 def test_a_battle_with_nobody_on_either_side_is_a_standoff_after_one_round():
     """The round's checks look over the battle's types and individuals: none at all is no error."""
     o = fight(Setup((), ()), Rules(), random.Random(1))
