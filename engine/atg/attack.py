@@ -29,7 +29,8 @@ the largest legal battle stays a few megabytes."""
 if TYPE_CHECKING:
     from .loop import Battle
 
-__all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "hit_effects", "live_modifiers", "ROUND_IDLE_WHEN", "KILL", "RETREAT",
+__all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "hit_effects", "live_modifiers", "ROUND_IDLE_WHEN",
+           "KIND_IDLE_WHEN", "kind_factors", "KILL", "RETREAT",
            "PINNED", "MISS"]
 
 Modifier = Callable[["Battle", Individual, Individual, bool], float]
@@ -338,8 +339,11 @@ KIND_IDLE_WHEN: Final[dict[Modifier, Callable[[int, bool], bool]]] = {
 def kind_factors(modifiers: tuple[tuple[str, Modifier], ...]) -> tuple[tuple[tuple[Modifier, ...], ...], ...]:
     """``modifiers``' functions for each kind of attack, less those :data:`KIND_IDLE_WHEN` says stay 1.0 for
     it: indexed by the attacker's side, then by whether it is a counterattack."""
-    return tuple(tuple(tuple(fn for _, fn in modifiers if not (fn in KIND_IDLE_WHEN and KIND_IDLE_WHEN[fn](side, counter)))
-                       for counter in (False, True)) for side in (0, 1))
+    def kept(fn: Modifier, side: int, counter: bool) -> bool:
+        idle = KIND_IDLE_WHEN.get(fn)
+        return idle is None or not idle(side, counter)
+    return tuple(tuple(tuple(fn for _, fn in modifiers if kept(fn, side, counter)) for counter in (False, True))
+                 for side in (0, 1))
 
 
 def live_modifiers(b: Battle, modifiers: tuple[tuple[str, Modifier], ...],

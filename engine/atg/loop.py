@@ -34,7 +34,7 @@ from typing import Any
 
 from . import endings, parts
 from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, Modifier, attack,
-                     attack_points, hit_effects, kind_factors, live_modifiers)
+                     hit_effects, kind_factors, live_modifiers)
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge, start_floats)
 from .interception import Decision, intercepts
@@ -228,6 +228,8 @@ class Battle:
         self.bombardment = setup.combat in BOMBARDMENTS
         self.air_mission = setup.combat in AIR_MISSIONS
         self.takes_hex = setup.combat in TAKES_HEX
+        self.counterattacks = not (rules.counterattacks_off or self.bombardment)
+        """Whoever is attacked may strike back (the rest of :meth:`_may_counter` permitting)."""
         self.whole = rules.randomisation == "whole"
         self.tie_hits = rules.tie_reading == "ties_to_attacker"
         land = LANDSCAPES[setup.landscape]
@@ -611,13 +613,14 @@ class Battle:
         return chosen
 
     def _may_counter(self, a: Individual, t: Individual) -> bool:
-        if self.rules.counterattacks_off or self.bombardment or t.status != IN or a.outside:
+        if not self.counterattacks or t.status != IN or a.outside:
             return False
-        if a.t.theatre == "air" and t.t.theatre != "air":
+        at, tt = a.t, t.t
+        if at.theatre == "air" and tt.theatre != "air":
             return False
-        if a.attacked > a.t.max_attacked or t.attacked > t.t.max_attacked:
+        if a.attacked > at.max_attacked or t.attacked > tt.max_attacked:
             return False
-        return attack_points(self, t, a) > 0
+        return tt.attack.get(at.group, 0) > 0  # attack_points(self, t, a), on the hot path
 
     def _structural_damage(self) -> None:
         f = self.f
