@@ -323,8 +323,18 @@ class SharedRun {
     return [this.before, ...this.workers.map((w) => w.block?.tally ?? w.tally)].filter(Boolean);
   }
 
-  merge() {
-    return this.pool.main.call({ op: "merge", ...this.base, tallies: this.tallies(), trials: this.trials, render: true });
+  // The merge is the page's own work, not the reader's: it is asked only once the calls in flight on the
+  // main worker have been answered, and goes there behind any the reader makes meanwhile (`background`).
+  async merge() {
+    const { main } = this.pool;
+    await main.settled?.();
+    if (this.ended) return { error: { type: "Cancelled" } };
+    const answer = await main.call({ op: "merge", ...this.base, tallies: this.tallies(), trials: this.trials, render: true },
+                                   { background: true });
+    // A recompute asked while it was worked out is shown first: the estimate's HTML (a long layout on a
+    // big page) is put in only after.
+    await main.settled?.();
+    return answer;
   }
 
   // The run's speed over windows of MEASURE_MS with the same extra workers

@@ -336,3 +336,47 @@ test("a stage of a run to a precision runs only its own trials and merges the st
     assert.ok(seen.every((p) => p.done <= 600), "progress counts the stage's trials");
   }
 });
+
+test("a run's merge waits for the reader's calls in flight, and its estimate is shown only after their answers", async () => {
+  // A reader changes another calculator all along: one call to the page's engine at a time, the next a task
+  // after the answer. The run's merges (the page's own work, with a long paint after) must neither be asked
+  // while a reader's call is in flight nor be shown before its answer.
+  for (const seed of [1, 2, 3]) {
+    const r = rig({ seed });
+    let waiting = 0;
+    const asked = [];
+    const shown = [];
+    const post = r.main.worker.postMessage;
+    r.main.worker.postMessage = (message) => {
+      if (message.op === "merge") asked.push(waiting);
+      post(message);
+    };
+    let ended = false;
+    const run = r.pool.job(request(20000), (p) => shown.push(waiting));
+    run.done.then(() => { ended = true; });
+    let answered = 0;
+    const reader = (async () => {
+      while (!ended) {
+        waiting++;
+        const answer = await r.main.call({ op: "run", widget: "x", inputs: {} });
+        waiting--;
+        assert.equal(answer.result.html, "ok");
+        answered++;
+        await new Promise((resolve) => setImmediate(resolve)); // the next change: a task of its own, later
+      }
+    })();
+    // As in a browser, every promise callback runs before the next task (world.until interleaves them).
+    let answer = null;
+    run.done.then((a) => { answer = a; });
+    let read = false;
+    reader.then(() => { read = true; });
+    for (let n = 0; n < 1e6 && !read; n++) {
+      if (!r.world.step()) for (const timer of r.world.timers) timer();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.equal(answer.result.html, `<p>${sumBelow(20000)}</p>`);
+    assert.ok(answered > 20 && asked.length > 3 && shown.length > 2, `seed ${seed}: ${answered} answers, ${asked.length} merges`);
+    assert.deepEqual(asked.filter(Boolean), [], `seed ${seed}: merges asked while the reader waited`);
+    assert.deepEqual(shown.filter(Boolean), [], `seed ${seed}: estimates shown while the reader waited`);
+  }
+});
