@@ -270,6 +270,25 @@ def test_a_big_battles_estimate_waits_for_the_recompute_in_flight(driver, site_u
     assert driver.errors() == []
 
 
+LOG = f"#{INSTANCE} .roll-result ol.steps"
+# Whether the log's first line is rendered (not skipped by the list's content-visibility).
+LOG_RENDERED = "(s) => document.querySelector(s + ' > li').checkVisibility({ contentVisibilityAuto: true })"
+
+
+@browsers("chromium", "firefox")
+def test_a_big_battles_log_is_skipped_while_off_screen(driver, site_url):
+    """The largest battle's seeded log (5,000 attacks in its first round, 440,000 px) is not rendered while it
+    is off screen: kept in every frame, it made each of the page's frames long, and the other calculator's
+    answers waited behind them (bench/simulation.py's recompute p95). It is rendered once scrolled to."""
+    open_big_battle(driver, site_url, 1)
+    driver.wait("(s) => document.querySelectorAll(s + ' > li').length > 1000", LOG, timeout=60)
+    assert driver.call("() => document.getElementById('atg-intercept-battle').getBoundingClientRect().top") < 100
+    assert not driver.call(LOG_RENDERED, LOG), f"{driver.name}: the log off screen is rendered"
+    driver.call("(s) => document.querySelector(s + ' > li:nth-child(100)').scrollIntoView()", LOG)
+    driver.wait(LOG_RENDERED, LOG, timeout=10)
+    assert driver.errors() == []
+
+
 @browsers("chromium", "firefox", "webkit")
 def test_a_long_run_says_its_speed_and_asks_before_a_change_replaces_it(driver, site_url):
     open_big_battle(driver, site_url, 60)
