@@ -32,8 +32,10 @@ const ORDINAL = ["first", "second", "third"];
 // own engine (Engine, below) adds the boot's messages and its watchdog, and
 // the pool's extra workers (pool.js) are plain links.
 export class WorkerLink {
-  constructor(worker = null) {
+  constructor(worker = null, { now = () => performance.now() } = {}) {
     this.nextId = 1;
+    this.now = now;
+    this.askedAt = -Infinity; // when the last call (but a background one) was made: the reader is active
     this.pending = new Map(); // request or job id -> its answer's listener
     this.progress = new Map(); // job id -> progress listener
     this.asked = new Set(); // answers awaited of calls (but background ones) in flight: see settled()
@@ -101,6 +103,7 @@ export class WorkerLink {
       this.worker.postMessage({ id, ...request, ...(background ? { background: true } : {}) });
     });
     if (!background) {
+      this.askedAt = this.now();
       this.asked.add(answer);
       answer.then(() => this.asked.delete(answer));
     }
