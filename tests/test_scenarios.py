@@ -7,6 +7,7 @@ import io
 import json
 import random
 import re
+from typing import Any
 from contextlib import redirect_stdout
 from fractions import Fraction
 
@@ -18,6 +19,14 @@ from engine.schema import Boolean, Choice, InputError, Integer, jsonable
 
 ALL = widgets.all_widgets()
 CALCULATORS = [w for w in ALL if w.trial is None]
+
+
+def _put(raw: Any, path: str, value: Any) -> None:
+    """Set ``value`` at a dotted input path (list items by index) in plain inputs."""
+    *outer, last = path.split(".")
+    for part in outer:
+        raw = raw[int(part)] if isinstance(raw, list) else raw[part]
+    raw[last] = value
 
 
 def ask(message):
@@ -71,11 +80,7 @@ def test_sweep_figures_equal_each_point_computed_alone(w):
         assert [p["value"] for p in answer["points"]] == jsonable(picks)
         for p, x in zip(answer["points"], picks):
             raw = jsonable(values)
-            target = raw
-            parts = v["input"].split(".")
-            for part in parts[:-1]:
-                target = target[int(part)] if isinstance(target, list) else target[part]
-            target[parts[-1]] = x
+            _put(raw, v["input"], x)
             try:
                 result = w.run(raw)
             except InputError as exc:
@@ -129,11 +134,7 @@ def _random_inputs(w, rng):
     raw = jsonable(w.validate({}))
     for v in scenarios.varies(w, w.validate({})):
         pick = _some_values(v, rng, 1)[0] if v["type"] != "boolean" else rng.choice([False, True])
-        target = raw
-        parts = v["input"].split(".")
-        for part in parts[:-1]:
-            target = target[int(part)] if isinstance(target, list) else target[part]
-        target[parts[-1]] = pick
+        _put(raw, v["input"], pick)
     try:
         return w.validate(raw)
     except InputError:
