@@ -7,9 +7,9 @@ import io
 import json
 import random
 import re
-from typing import Any
 from contextlib import redirect_stdout
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
