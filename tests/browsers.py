@@ -30,6 +30,12 @@ WEBKIT_DRIVER = os.environ.get("WEBKIT_DRIVER_PATH", "/usr/bin/WebKitWebDriver")
 XVFB = "Xvfb"
 WAIT_SLICE_S = 1.0
 """The longest a page polls within one driver call of ``Driver.wait``."""
+SCRIPT_TIMEOUT_S = 60
+"""The longest any call may take in Firefox and WebKit (WebDriver's script timeout; the Firefox driver's own)."""
+SLICE_BOUND_S = 15.0
+"""How long a slice's call may go unanswered before it counts as cut short (the page went away): a slice
+polls for WAIT_SLICE_S; the rest is room for a loaded machine. Without it Firefox waited puppeteer's protocol
+timeout, 180 s, for the slice that a navigation to a page served by the service worker had left unanswered."""
 
 
 class Driver:
@@ -44,6 +50,10 @@ class Driver:
         """The page's value of ``(fn)(...args)``; ``fn`` is a JavaScript function's text."""
         raise NotImplementedError
 
+    def call_within(self, seconds: float, fn: str, *args: Any) -> Any:
+        """``call``, failing if the page has not answered within ``seconds`` (where the driver can bound it)."""
+        return self.call(fn, *args)
+
     def errors(self) -> list[str]:
         return []
 
@@ -55,7 +65,8 @@ class Driver:
 
         The page polls, in slices of up to WAIT_SLICE_S: one driver call a slice, not one every ``interval``
         (a call through WebDriver costs the browser about 10 ms of CPU, which the engine under test shares on
-        this 2-core machine). A slice cut short by the page going away is asked once more as a plain call.
+        this 2-core machine). A slice cut short by the page going away is asked once more as a plain call; so is
+        one the browser never answers (Firefox over BiDi, when the page went away: SLICE_BOUND_S).
         """
         deadline = time.monotonic() + timeout
         poll = (f"async (ms, every, ...args) => {{ const f = ({fn}); const end = performance.now() + ms;"
@@ -64,7 +75,8 @@ class Driver:
         while True:
             left = max(0.0, deadline - time.monotonic())
             try:
-                value = self.call(poll, round(min(WAIT_SLICE_S, left) * 1000), round(interval * 1000), *args)
+                value = self.call_within(SLICE_BOUND_S, poll, round(min(WAIT_SLICE_S, left) * 1000),
+                                         round(interval * 1000), *args)
             except Exception:  # noqa: BLE001 (a navigation ends the page's script; the old question, asked plainly)
                 value = self.call(fn, *args)
             if value:
@@ -134,6 +146,9 @@ class Firefox(Driver):
     def call(self, fn: str, *args: Any) -> Any:
         return self._send(op="call", fn=fn, args=list(args))
 
+    def call_within(self, seconds: float, fn: str, *args: Any) -> Any:
+        return self._send(op="call", fn=fn, args=list(args), timeoutMs=round(seconds * 1000))
+
     def errors(self) -> list[str]:
         return self._send(op="errors")
 
@@ -176,13 +191,20 @@ class WebKit(Driver):
         except Exception:
             self.xvfb.kill()
             raise
-        self.driver.set_script_timeout(60)
+        self.driver.set_script_timeout(SCRIPT_TIMEOUT_S)
 
     def open(self, url: str) -> None:
         self.driver.get(url)
 
     def call(self, fn: str, *args: Any) -> Any:
         return self.driver.execute_script(f"return ({fn})(...arguments);", *args)
+
+    def call_within(self, seconds: float, fn: str, *args: Any) -> Any:
+        self.driver.set_script_timeout(seconds)
+        try:
+            return self.call(fn, *args)
+        finally:
+            self.driver.set_script_timeout(SCRIPT_TIMEOUT_S)
 
     def quit(self) -> None:
         try:

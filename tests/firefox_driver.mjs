@@ -4,7 +4,9 @@
 //
 //   {"op": "open", "url": U}          a fresh browser context (a first visit: its
 //                                     own cache and storage) with one page at U
-//   {"op": "call", "fn": F, "args": A} the page's value of (F)(...A), F a function's text
+//   {"op": "call", "fn": F, "args": A[, "timeoutMs": T]}
+//                                     the page's value of (F)(...A), F a function's text;
+//                                     an error if it has not come within T ms (default 60 s)
 //   {"op": "errors"}                  console errors and uncaught exceptions since open
 //   {"op": "close"}                   closes the context
 //
@@ -20,6 +22,7 @@ const browser = await puppeteer.launch({
   // No updates, studies or telemetry: the tests' server is the only host.
   extraPrefsFirefox: { "app.update.enabled": false, "datareporting.policy.dataSubmissionEnabled": false },
 });
+const CALL_TIMEOUT_MS = 60_000;
 let context = null;
 let page = null;
 let errors = [];
@@ -40,8 +43,18 @@ const ops = {
     await page.goto(url);
     return null;
   },
-  async call({ fn, args = [] }) {
-    return page.evaluate(`(${fn})(...${JSON.stringify(args)})`);
+  async call({ fn, args = [], timeoutMs = CALL_TIMEOUT_MS }) {
+    // A call whose page goes away (a navigation, a service worker's page) may never be answered over
+    // BiDi, and puppeteer would wait its protocol timeout (180 s): bound it, as WebKit's script timeout does.
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the page did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([page.evaluate(`(${fn})(...${JSON.stringify(args)})`), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   },
   async errors() {
     return errors;

@@ -328,3 +328,13 @@ def test_phone_width_in_webkit(driver, site_url):
     for url in PAGES:
         width, overflow, small = driver.call(measure, site_url + url, PHONE_WIDTH)
         assert width <= PHONE_WIDTH and overflow == 0 and small == [], (url, width, overflow, small)
+
+
+@browsers("firefox", "webkit")
+def test_a_call_the_page_never_answers_is_bounded(driver, site_url):
+    """A wait's slice that the page leaves unanswered (it went away) must come back as cut short, not hang:
+    Firefox over BiDi waited puppeteer's 180 s protocol timeout for one (test_offline.py's offline pages)."""
+    driver.open(site_url + "index.html")
+    with pytest.raises(Exception, match="did not answer within|timed out after"):
+        driver.call_within(2, "() => new Promise(() => {})")
+    assert driver.call("() => 1 + 1") == 2  # the driver goes on
