@@ -111,7 +111,7 @@ class Chromium(Driver):
         return list(self._errors)
 
     def quit(self) -> None:
-        if self.context:
+        if self.context and self.browser.is_connected():
             self.context.close()
         self.context = self.page = None
 

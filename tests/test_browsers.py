@@ -61,9 +61,15 @@ def drivers(request) -> Iterator[dict[str, Driver]]:
 @pytest.fixture
 def driver(request, drivers) -> Driver:
     name = request.param
-    if name not in drivers:
-        drivers[name] = (Chromium(request.getfixturevalue("browser")) if name == "chromium"
-                         else Firefox() if name == "firefox" else WebKit())
+    if name == "chromium":
+        # pytest-playwright's session browser is parametrized by browser_name for the tests that use its page
+        # fixture and not for these: pytest closes it and launches another when a module mixes the two, so the
+        # driver follows the browser of the moment.
+        browser = request.getfixturevalue("browser")
+        if name not in drivers or drivers[name].browser is not browser:
+            drivers[name] = Chromium(browser)
+    elif name not in drivers:
+        drivers[name] = Firefox() if name == "firefox" else WebKit()
     return drivers[name]
 
 
