@@ -3,7 +3,7 @@
 // the Monte Carlo estimate (simulation.js), the share link and the settings panel.
 
 import { ScenarioPanel } from "./scenario.js";
-import { SimulationView } from "./simulation.js";
+import { MAX_TRIALS, SimulationView } from "./simulation.js";
 import * as table from "./table-editor.js";
 import { addItem, collect, fill, isPart, keyed, loadPartOf, partValue, renumber, updateListButtons } from "./forms.js";
 import { DEFAULT_SEED, PRECISION_KEY, SAFE_LINK_LENGTH, SCENARIO_KEY, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
@@ -13,6 +13,13 @@ const DEBOUNCE_MS = 150;
 // The sentence under a calculator's result when an assumed setting moves it far is worked out this long
 // after the last change, so it never holds a recompute up.
 const NOTE_DELAY_MS = 400;
+
+// A link's number of trials that the Monte Carlo box cannot run, quoted as the link has it (cut if long).
+function trialsRefused(text) {
+  const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  return { field: TRIALS_KEY, message: `the number of trials "${shown}": enter a whole number from 1 to `
+                                       + `${MAX_TRIALS.toLocaleString("en")} (no run was started)` };
+}
 
 function capitalised(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
@@ -471,6 +478,9 @@ export class LiveWidget {
       this.sim.precisionInput.value = precision;
       this.sim.setMode("precision");
     }
+    // A number of trials the box cannot run is said with the engine's refusals, at the widget's top.
+    const refused = trials !== undefined && this.sim?.mode() === "trials" && this.sim.trials() === null
+      ? [trialsRefused(trials)] : [];
     const scenario = pairs[SCENARIO_KEY];
     delete pairs[SCENARIO_KEY];
     const seq = ++this.seq;
@@ -478,7 +488,7 @@ export class LiveWidget {
     const answer = await this.engine.call({ op: "from_link", widget: this.widget, params: pairs, base: this.base });
     if (seq !== this.seq) return;
     if (!answer.error) fill(this.form, answer.result.inputs);
-    this.show(answer, answer.error ? [] : answer.result.rejected);
+    this.show(answer, answer.error ? [] : [...answer.result.rejected, ...refused]);
     if (!answer.error && this.seedInput) this.showRoll(await this.requestRoll(collect(this.form), this.seedInput.value), seq);
     if (!answer.error && scenario !== undefined && this.scenario && seq === this.seq) {
       const refused = await this.scenario.apply(scenario);
