@@ -393,12 +393,25 @@ export class LiveWidget {
     if (answer.error) {
       if (answer.error.field === "seed") {
         this.seedInput.setAttribute("aria-invalid", "true");
+        // Beside what the messages already say (a link's other refusals), in place of an earlier seed's.
+        if (this.messages.hidden) this.messages.textContent = "";
+        let said = this.messages.querySelector("p.roll-error");
+        if (!said) {
+          said = document.createElement("p");
+          said.className = "roll-error";
+          this.messages.append(said);
+        }
+        said.textContent = `Not rolled: ${answer.error.message}.`;
         this.messages.hidden = false;
-        this.messages.textContent = `Not rolled: ${answer.error.message}.`;
       }
       return;
     }
     this.seedInput.removeAttribute("aria-invalid");
+    const said = this.messages.querySelector("p.roll-error");
+    if (said) { // the seed is good now: its message goes, and the messages with it if it was the only one
+      said.remove();
+      if (!this.messages.textContent.trim()) this.messages.hidden = true;
+    }
     delete this.rollResult.dataset.outdated;
     this.rollSeen = answer.result.result?.observed ?? null;
     this.placeRoll();
