@@ -29,7 +29,8 @@
 // snapshot downloads and is inflated (loadSnapshot), and only the restore
 // waits for it (bootOn). The snapshot is sparse (without its all-zero pages
 // and those the fresh runtime holds already) and goes straight into
-// Pyodide's memory (snapshot.js).
+// Pyodide's memory (snapshot.js). It comes brotli-compressed and is inflated
+// here as it arrives, by a WebAssembly decoder the site ships (loadSnapshot).
 //
 // Everything the boot downloads is requested at once, when the worker starts
 // (a worker has no <link rel=preload>): Pyodide asks for its runtime files only
@@ -49,7 +50,8 @@
 // No worker is started from here (see loadSnapshot).
 
 const RUNTIME = new URL("../pyodide/", import.meta.url).href;
-const SNAPSHOT_URL = RUNTIME + "snapshot.bin.gz";
+const SNAPSHOT_URL = RUNTIME + "snapshot.bin.br";
+const BROTLI_DECODER = RUNTIME + "brotli_dec_wasm.js";
 const STDLIB_URL = RUNTIME + "python_stdlib.zip";
 // What the snapshot boot gives Pyodide for its standard library: an empty zip
 // (its end record alone), answered here, never asked of the network.
@@ -154,9 +156,21 @@ function reason(err) {
 // No helper worker: in Firefox, a worker started from this worker now and
 // then left this one stuck for good (NOTES.md, issue 11); in Chromium on
 // two cores the difference was within the noise.
+// The snapshot is brotli-compressed; its decoder (brotli-dec-wasm, 208 KB of
+// WebAssembly, shipped beside Pyodide's files) loads and compiles while the
+// snapshot's first bytes are on their way.
 async function loadSnapshot(snapshotBytes) {
+  const decoder = brotliDecoder();
+  decoder.catch(() => {}); // reported by fetchSnapshot, should the snapshot need it
   const { fetchSnapshot, readSnapshot } = await import("./snapshot.js");
-  return readSnapshot(await fetchSnapshot(SNAPSHOT_URL, snapshotBytes, progress));
+  return readSnapshot(await fetchSnapshot(SNAPSHOT_URL, snapshotBytes, progress, () => decoder));
+}
+
+async function brotliDecoder() {
+  const decoder = await import(BROTLI_DECODER);
+  await decoder.default({ module_or_path: RUNTIME + "brotli_dec_wasm_bg.wasm" });
+  stage("brotli_decoder");
+  return decoder;
 }
 
 // The engine's request handler. After a plain boot, a first request imports

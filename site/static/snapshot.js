@@ -217,12 +217,18 @@ function streamOf(first, reader) {
   });
 }
 
-// The snapshot file's bytes, gunzipped here (static servers send the .gz file
-// as it is; a server that decoded it on the way, by Content-Encoding, is fine
-// too), in one buffer of the right size as they arrive. `size` is the page's
-// figure for a plain snapshot's length; a sparse one says its own.
-// `progress(n)` is told the number of bytes inflated so far, chunk by chunk.
-export async function fetchSnapshot(url, size = 0, progress = () => {}) {
+// The bytes of a snapshot file, inflated here as they arrive, into one buffer
+// of the right size. The build ships it brotli-compressed (3.9 MB, where gzip
+// made 5.7 MB), which DecompressionStream cannot read: `brotli()` loads the
+// decoder the site ships (engine-boot.js starts it loading beside the
+// download). A gzipped file is read too, and so is a plain one (a server that
+// decoded it on the way, by Content-Encoding, is fine). Which it is, the first
+// bytes tell: gzip's magic, a snapshot's own, or else brotli (which has no
+// magic; the build's stream never starts with a zero byte, as a snapshot's
+// magic does). `size` is the page's figure for a plain snapshot's length; a
+// sparse one says its own. `progress(n)` is told the number of bytes inflated
+// so far, chunk by chunk.
+export async function fetchSnapshot(url, size = 0, progress = () => {}, brotli = noBrotli) {
   let response;
   try {
     response = await fetch(url);
@@ -230,14 +236,38 @@ export async function fetchSnapshot(url, size = 0, progress = () => {}) {
     throw new Error(`the snapshot did not download: ${reason(err)}`);
   }
   if (!response.ok) throw new Error(`the snapshot did not download: HTTP ${response.status}`);
-  const reader = response.body.getReader();
+  return inflateSnapshot(response.body, size, progress, brotli);
+}
+
+async function noBrotli() {
+  throw new Error("no brotli decoder");
+}
+
+// A snapshot file's stream (see fetchSnapshot), inflated: the snapshot's bytes.
+export async function inflateSnapshot(body, size = 0, progress = () => {}, brotli = noBrotli) {
+  const reader = body.getReader();
   const sink = new Sink(size);
+  let stream;
   try {
-    const head = await reader.read();
-    let stream = streamOf(head.value, reader);
-    if (head.value && head.value[0] === 0x1f && head.value[1] === 0x8b) {
+    const head = await readAtLeast(reader, 4);
+    stream = streamOf(head, reader);
+    if (head && head[0] === 0x1f && head[1] === 0x8b) {
       stream = stream.pipeThrough(new DecompressionStream("gzip"));
+    } else if (head && !isSnapshotMagic(head)) {
+      let decoder;
+      try {
+        decoder = await brotli();
+      } catch (err) {
+        throw new Error(`the snapshot's brotli decoder did not load: ${reason(err)}`);
+      }
+      stream = stream.pipeThrough(brotliStream(decoder));
     }
+  } catch (err) {
+    reader.cancel().catch(() => {});
+    if (String(err && err.message).startsWith("the snapshot")) throw err;
+    throw new Error(`the snapshot did not download: ${reason(err)}`);
+  }
+  try {
     for (const out = stream.getReader(); ;) {
       const { done, value } = await out.read();
       if (done) break;
@@ -245,9 +275,68 @@ export async function fetchSnapshot(url, size = 0, progress = () => {}) {
       progress(sink.length);
     }
   } catch (err) {
+    if (err instanceof NotBrotli) throw new Error("the snapshot is not a Pyodide memory snapshot"); // nor gzip, nor brotli
     throw new Error(`the snapshot is corrupt: ${reason(err)}`);
   }
   const bytes = sink.done();
   readSnapshot(bytes); // throws now, with the reason, if it is not one
   return bytes;
+}
+
+// The stream's first chunks, joined until they hold `n` bytes (or the stream
+// ended): null for an empty stream.
+async function readAtLeast(reader, n) {
+  const chunks = [];
+  let length = 0;
+  while (length < n) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    length += value.length;
+  }
+  return length ? (chunks.length === 1 ? chunks[0] : concat(chunks, length)) : null;
+}
+
+function isSnapshotMagic(head) {
+  if (head.length < 4) return false;
+  const magic = new DataView(head.buffer, head.byteOffset, 4).getUint32(0, true);
+  return magic === SPARSE_MAGIC || magic === PYODIDE_MAGIC;
+}
+
+// A TransformStream that inflates brotli with `decoder` (the brotli-dec-wasm
+// package: Rust's brotli-decompressor as WebAssembly), chunk by chunk as the
+// file arrives. The decoder's output comes in pieces of OUTPUT_BYTES at most.
+// Brotli has no magic number: bytes it cannot read (a host's HTML page for a
+// missing file, say) are NotBrotli, as a damaged file is.
+const OUTPUT_BYTES = 1 << 20;
+class NotBrotli extends Error {}
+export function brotliStream(decoder) {
+  const { BrotliDecStream, BrotliStreamResultCode: Code } = decoder;
+  const state = new BrotliDecStream();
+  let code = Code.NeedsMoreInput;
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (code === Code.ResultSuccess) throw new Error("bytes after the end of the brotli stream");
+      let input = chunk;
+      for (;;) {
+        let result;
+        try {
+          result = state.dec(input, OUTPUT_BYTES);
+        } catch (err) {
+          throw new NotBrotli(reason(err));
+        }
+        const out = result.buf;
+        code = result.code;
+        input = input.subarray(result.input_offset);
+        result.free();
+        if (out.length) controller.enqueue(out);
+        if (code !== Code.NeedsMoreOutput) break;
+      }
+      if (code === Code.ResultSuccess && input.length) throw new Error("bytes after the end of the brotli stream");
+    },
+    flush() {
+      state.free();
+      if (code !== Code.ResultSuccess) throw new Error("the brotli stream ends early");
+    },
+  });
 }
