@@ -17,7 +17,12 @@ painted). Measurements (``--only`` picks some, comma-separated):
 ``calc-sweep``  Small General's combat table (``#sg-combat``): the attack value
                 swept 1..30 (30 points, the widest numeric range of its
                 inputs; OCS's inputs range 0..5, 0..9 or 1..6, or are decimals),
-                an exact sweep. Target 300 ms.
+                an exact sweep. Target 300 ms. Under the page's default rules
+                Small General's result does not read the units' values, so
+                the 30 points are one combat, computed once (``result_key``).
+``calc-sweep-distinct``  the same sweep with the strength rule "difference"
+                (set through the page's link), under which each attack value
+                is its own combat: 30 results computed. Target 300 ms.
 ``target``      the same calculator, "what it takes" as the test asks it (attack
                 value 1..8, the defender retreats at least 20 %). Target 500 ms.
 ``atg-sweep``   AT Gold, 40 against 40 on land (``bench/simulation.py``
@@ -71,7 +76,7 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -99,9 +104,11 @@ SWEEP_TRIALS = 1000
 COMPARE_TRIALS = 2000
 COMPARE_PATH = "attacker.leader_combat"
 WARMUP_TRIALS = 8
-MEASURES = ("calc-sweep", "target", "atg-sweep", "sgs-sweep", "compare", "atg-assumptions", "sgs-assumptions",
+DISTINCT = {"settings": {"strength_rule": "difference"}}
+"""The Small General rule under which the attack value changes the combat (``calc-sweep-distinct``)."""
+MEASURES = ("calc-sweep", "calc-sweep-distinct", "target", "atg-sweep", "sgs-sweep", "compare", "atg-assumptions", "sgs-assumptions",
             "recompute")
-TARGETS_MS = {"calc-sweep": 300.0, "target": 500.0, "atg-first": 1000.0, "atg-done": 10_000.0,
+TARGETS_MS = {"calc-sweep": 300.0, "calc-sweep-distinct": 300.0, "target": 500.0, "atg-first": 1000.0, "atg-done": 10_000.0,
               "sgs-done": 3000.0, "compare": 5000.0, "recompute-p95": 20.0,
               "atg-ranked": 5000.0, "atg-assumptions": 60_000.0, "sgs-assumptions": 15_000.0}
 DEFAULT = tuple(m for m in MEASURES if m != "atg-assumptions")
@@ -247,6 +254,26 @@ def calculator_runs(driver: PooledChromium, origin: str, runs: int, which: set[s
             check(driver, got, scenarios.sweep(w.id, inputs, CALC_SWEEP, render=True)["html"], "calculator sweep")
             raw.setdefault("calc-sweep", []).append(strip(got))
             log(f"calculator sweep of 30 points, run {run + 1}: {got['ms']:.0f} ms")
+        if "calc-sweep-distinct" in which:
+            base_inputs = w.validate(base(driver, SG))
+            values = w.validate({**base_inputs, "settings": {**base_inputs["settings"], **DISTINCT["settings"]}})
+            points = [{**values, "attacker": {**values["attacker"], "attack_value": v}} for v in range(1, 31)]
+            if len({w.result_key(w.validate(p)) for p in points}) != 30:
+                raise SystemExit("the distinct sweep's 30 points are not 30 combats")
+            state = w.state_text(values, base_inputs)
+            driver.open(f"{origin}/{SG_PAGE}?{SG}={quote(state, safe='~.')}")
+            if w.validate(base(driver, SG)) != base_inputs:
+                raise SystemExit("the page's example changed")  # the link's state is relative to it
+            set_range(driver, SG, CALC_SWEEP)
+            button = panel(SG, "[data-action=sweep]")
+            driver.call(CLICK, button)  # warm-up
+            driver.wait(DONE, panel(SG, ".scenario-result"), timeout=60)
+            got = measure(driver, SG, ".scenario-result", button)
+            check(driver, got, scenarios.sweep(w.id, values, CALC_SWEEP, render=True)["html"],
+                  "calculator sweep of distinct points")
+            raw.setdefault("calc-sweep-distinct", []).append(strip(got))
+            log(f"calculator sweep of 30 distinct points, run {run + 1}: {got['ms']:.0f} ms")
+            driver.open(f"{origin}/{SG_PAGE}")
         if "target" in which:
             set_range(driver, SG, TARGET_SPEC)
             driver.call(SET, panel(SG, "select.target-figure"), TARGET_GOAL[0])
@@ -391,6 +418,9 @@ def summarise(raw: dict[str, Any]) -> list[dict[str, Any]]:
     if "calc-sweep" in raw:
         row("Small General sweep, attack value 1..30 (30 points, exact): click to chart",
             [r["ms"] for r in raw["calc-sweep"]], "calc-sweep")
+    if "calc-sweep-distinct" in raw:
+        row("Small General sweep, attack value 1..30, strength rule 'difference' (30 distinct combats, exact)",
+            [r["ms"] for r in raw["calc-sweep-distinct"]], "calc-sweep-distinct")
     if "target" in raw:
         row("Small General what it takes (attack value 1..8, retreats >= 20 %): click to answer",
             [r["ms"] for r in raw["target"]], "target")
@@ -487,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
                                              headless=True)
                 driver = PooledChromium(browser)  # its page errors gather over every page it opens
                 try:
-                    if which & {"calc-sweep", "target"}:
+                    if which & {"calc-sweep", "calc-sweep-distinct", "target"}:
                         calculator_runs(driver, server.origin, args.runs, which, raw, log)
                     for s, spec in ((ATG, ATG_SWEEP), (SGS, SGS_SWEEP)):
                         alone, busy = f"{s.system}-sweep" in which, "recompute" in which

@@ -147,6 +147,21 @@ def _exact(value: Number) -> int | Fraction:
     return out.numerator if out.denominator == 1 else out
 
 
+def _float_sums(xs: Sequence[float]) -> tuple[int | Fraction, int | Fraction]:
+    """The exact sum and sum of squares of finite floats: each is an integer over a power of two, so over
+    the largest of those powers the sums are sums of integers, made a fraction once.
+
+    >>> _float_sums([0.5, 0.25, 3.0]) == (Fraction(15, 4), Fraction(149, 16))
+    True
+    """
+    ratios = [x.as_integer_ratio() for x in xs]
+    d = max((d for _, d in ratios), default=1)
+    total = Fraction(sum(n * (d // k) for n, k in ratios), d)
+    squares = Fraction(sum(n * n * (d // k) ** 2 for n, k in ratios), d * d)
+    return (total.numerator if total.denominator == 1 else total,
+            squares.numerator if squares.denominator == 1 else squares)
+
+
 @dataclass(frozen=True)
 class Sums:
     """Count, sum and sum of squares of one quantity, exact.
@@ -181,6 +196,9 @@ class Sums:
         return math.sqrt(float(self.variance))
 
 
+_NOTHING: Final = Sums(0, 0, 0)
+
+
 class Tally:
     """What a run of trials found: merges exactly, travels as JSON.
 
@@ -195,14 +213,16 @@ class Tally:
     confidence, and only over disjoint trials (``ranges``, half-open).
     """
 
-    __slots__ = ("key", "confidence", "ranges", "counts", "sums", "hists", "at")
+    __slots__ = ("key", "confidence", "ranges", "counts", "_sums", "_floats", "hists", "at")
 
     def __init__(self, key: str = "", confidence: Fraction = DEFAULT_CONFIDENCE) -> None:
         self.key = key
         self.confidence = Fraction(confidence)
         self.ranges: tuple[tuple[int, int], ...] = ()
         self.counts: dict[str, dict[str, int]] = {}
-        self.sums: dict[str, Sums] = {}
+        self._sums: dict[str, Sums] = {}
+        self._floats: dict[str, list[float]] = {}
+        """Floats measured and not yet added to ``sums`` (:meth:`measure`)."""
         self.hists: dict[str, dict[int, int]] = {}
         self.at: int | None = None
         """The index of the trial :func:`run_chunk` is running into this tally (None outside a run): for what a
@@ -217,9 +237,27 @@ class Tally:
 
     def measure(self, name: str, value: Number) -> None:
         """One value of a quantity whose mean and spread are wanted."""
+        if value.__class__ is float and math.isfinite(value):  # kept as it is, added exactly when read
+            pending = self._floats.get(name)
+            if pending is None:
+                pending = self._floats[name] = []
+                self._sums.setdefault(name, _NOTHING)  # the names keep the order they were first measured in
+            pending.append(value)
+            return
         x = _exact(value)
-        old = self.sums.get(name)
-        self.sums[name] = Sums(1, x, x * x) if old is None else Sums(old.n + 1, old.total + x, old.squares + x * x)
+        old = self._sums.get(name)
+        self._sums[name] = Sums(1, x, x * x) if old is None else Sums(old.n + 1, old.total + x, old.squares + x * x)
+
+    @property
+    def sums(self) -> dict[str, Sums]:
+        """Exact sums of each measured quantity, by name."""
+        if self._floats:
+            for name, xs in self._floats.items():
+                old = self._sums[name]
+                total, squares = _float_sums(xs)
+                self._sums[name] = Sums(old.n + len(xs), old.total + total, old.squares + squares)
+            self._floats = {}
+        return self._sums
 
     def observe(self, name: str, value: int) -> None:
         """One value of an integer quantity whose distribution is wanted."""

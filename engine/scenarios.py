@@ -252,6 +252,29 @@ def exact_figures(w: widgets.Widget, values: dict[str, Any]) -> dict[str, Fracti
     return {f.name: (None if (v := f.read(result)) is None else Fraction(v)) for f in w.figures}
 
 
+def _exact_points(w: widgets.Widget, states: Sequence[Any]) -> list[Any]:
+    """:func:`exact_figures` at each point of a sweep or a target (or the point's InputError). Points whose
+    inputs share the widget's ``result_key`` share one result: it is computed once, for the first of them."""
+    out: list[Any] = []
+    done: dict[Any, Any] = {}
+    for st in states:
+        if isinstance(st, InputError):
+            out.append(st)
+            continue
+        key = None if w.result_key is None else w.result_key(st)
+        if key is None or key not in done:
+            try:
+                got: Any = exact_figures(w, st)
+            except InputError as exc:
+                got = exc
+            if key is not None:
+                done[key] = got
+        else:
+            got = done[key]
+        out.append(got)
+    return out
+
+
 def _key(w: widgets.Widget, variants: Sequence[Mapping[str, Any]], seed: int, pairing: str, rule: str = "") -> str:
     parts: list[Any] = ["figures", w.id, [jsonable(v) for v in variants], seed, pairing]
     text = json.dumps(parts + ([rule] if rule else []), sort_keys=True, separators=(",", ":"))
@@ -412,7 +435,7 @@ _PREPARED_SIZE = 8
 def _prepared(w: widgets.Widget, inputs: Any, vary: Any) -> tuple[Any, ...]:
     """A sweep's (or a target's) validated inputs, varied path, raw values, each point's validated inputs
     (or InputError), the input's label, each point's tally key by seed (``key(i, seed)``) and each point's
-    inputs as plain data (a job's argument).
+    inputs as plain data (a job's argument: an estimator's; None for a calculator).
 
     A battle's sweep comes as many calls with the same inputs and range, to one engine or two: for AT Gold's
     40 against 40 validating the ten points took 27 ms of a 39 ms call of one battle (CPython). They are
@@ -429,7 +452,8 @@ def _prepared(w: widgets.Widget, inputs: Any, vary: Any) -> tuple[Any, ...]:
     path, raw = vary_points(w, values, vary)
     states = _point_values(w, values, path, raw)
     label = next(v["label"] for v in varies(w, values) if v["input"] == path)
-    data = [None if isinstance(st, InputError) else jsonable(st) for st in states]  # each point's inputs as a job's
+    # Each point's inputs as a job's argument (an estimator's; a calculator runs no jobs).
+    data = None if w.trial is None else [None if isinstance(st, InputError) else jsonable(st) for st in states]
     keys: dict[tuple[int, int], str] = {}
 
     def key(i: int, seed: int) -> str:
@@ -632,16 +656,15 @@ def sweep(widget_id: str, inputs: Mapping[str, Any] | None, vary: Any, *, seed: 
                            "label": label, "figures": [f.describe() for f in figs]}
     rows: list[dict[str, Any]] = []
     if w.trial is None:
-        for v, st in zip(raw, states):
+        shown: dict[int, dict[str, Any]] = {}  # points that share a result share its figures (by the result's id)
+        for v, got in zip(raw, _exact_points(w, states)):
             row: dict[str, Any] = {"value": v, "label": _label(v)}
-            if isinstance(st, InputError):
-                row["error"] = st.message
+            if isinstance(got, InputError):
+                row["error"] = got.message
             else:
-                try:
-                    got = exact_figures(w, st)
-                    row["figures"] = {f.name: _value_json(got[f.name]) for f in figs}
-                except InputError as exc:
-                    row["error"] = exc.message
+                if id(got) not in shown:
+                    shown[id(got)] = {f.name: _value_json(got[f.name]) for f in figs}
+                row["figures"] = shown[id(got)]
             rows.append(row)
     else:
         total = trials or w.trials
@@ -752,7 +775,7 @@ def chart_svg(title: str, xs: Sequence[Any], labels: Sequence[str], ys: Sequence
     prob = unit == "probability"
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) or isinstance(x, str) and _is_num(x)
                   for x in xs) and len(xs) > 1
-    xv = [float(Fraction(str(x))) for x in xs] if numeric else list(range(len(xs)))
+    xv = [float(x if isinstance(x, int) else Fraction(str(x))) for x in xs] if numeric else list(range(len(xs)))
     x0, x1 = (min(xv), max(xv)) if len(xv) > 1 and max(xv) > min(xv) else (xv[0] - 1, xv[0] + 1)
 
     def px(x: float) -> float:
@@ -882,13 +905,8 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
     status: list[str] = []
     figs: list[dict[str, Any] | None] = []
     if w.trial is None:
-        for st in states:
-            got = None
-            if not isinstance(st, InputError):
-                try:
-                    got = exact_figures(w, st)[f.name]
-                except InputError:
-                    got = None
+        for each in _exact_points(w, states):
+            got = None if isinstance(each, InputError) else each[f.name]
             figs.append(_value_json(got))
             status.append("error" if got is None else "reaches" if meets(got) else "short")
         seq = [status[i] for i in order if status[i] != "error"]

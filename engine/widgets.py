@@ -130,6 +130,11 @@ class Widget:
     figures: tuple[Figure, ...] = ()
     """Headline quantities (:mod:`engine.figures`): read from the result (exact), or, for an estimator,
     from its tally (estimates); :mod:`engine.scenarios` compares, sweeps and searches through them."""
+    result_key: Callable[[dict[str, Any]], Any] | None = None
+    """Calculator, optional: validated inputs to a hashable key of what ``compute`` depends on. Inputs with
+    equal keys must give equal results (the inputs echoed by :meth:`result` aside), so a sweep or a target
+    computes each distinct key once (an input that changes nothing, such as a unit's strength when no
+    strength rule reads it, costs one result, not one a point). Cheap, like ``check``."""
 
     def __post_init__(self) -> None:
         if (self.sample is None) != (self.render_sample is None):

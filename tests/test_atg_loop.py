@@ -780,6 +780,111 @@ def test_a_modifier_a_round_skips_is_one_at_each_of_its_attacks(combat, monkeypa
         assert set(skipped) == set(live) == set(ROUND_IDLE_WHEN)
 
 
+def test_a_modifier_an_attack_s_kind_skips_is_one_at_each_such_attack(monkeypatch):
+    """Every modifier of a round's lists that an attack leaves out for its kind (:data:`KIND_IDLE_WHEN`: the
+    attacker's side and whether it counterattacks) is exactly 1.0 at that attack, in every combat type, with
+    rules and a river that make each of them live for the other kinds."""
+    from engine.atg import loop
+    from engine.atg.attack import KIND_IDLE_WHEN
+    skipped, live = Counter(), Counter()
+    plain = loop.attack
+
+    def checked(b, a, t, counter):
+        for factors, by_kind in ((b.attack_factors, b.attack_factors_by_kind),
+                                 (b.hit_point_factors, b.hit_point_factors_by_kind)):
+            kept = by_kind[a.side][counter]
+            assert [fn for fn in factors if fn in kept] == list(kept)  # the round's order
+            for fn in factors:
+                if fn not in kept:
+                    assert fn(b, a, t, counter) == 1.0, f"{b.combat}: {fn.__name__} skipped but not 1.0"
+                    skipped[fn] += 1
+                elif fn in KIND_IDLE_WHEN and fn(b, a, t, counter) != 1.0:
+                    live[fn] += 1
+        return plain(b, a, t, counter)
+    monkeypatch.setattr(loop, "attack", checked)
+    crossing = tuple(replace(u, crosses_river=True) for u in MIXED)
+    rules = Rules(startup_round_1=F(1, 2), startup_round_2=F(3, 4), river_hit_points=F(50), paradrop_round=1)
+    for combat in ("land", "paradrop", "amphibious", "rebel", "surprise"):
+        attackers = CARRIERS if combat == "paradrop" else crossing
+        for seed in range(4):
+            fight(Setup(attackers, MIXED, combat=combat, river=True), rules, random.Random(seed),
+                  record=seed % 2 == 0)
+    assert set(skipped) == set(live) == set(KIND_IDLE_WHEN)
+
+
+def test_the_modifier_lists_kept_for_a_setup_are_those_each_battle_and_round_works_out(monkeypatch):
+    """A battle's modifier lists, kept for every battle of its setup, rules and interceptors joining, and a
+    round's, kept by the answers to its checks, are exactly what that battle and round work out afresh,
+    with interceptors that join in some battles and not in others and change what is live."""
+    from engine.atg import loop
+    from engine.atg.attack import ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, ROUND_IDLE_WHEN, live_modifiers
+    build, new_round = loop.Battle._build, loop.Battle._round_modifiers
+    joined, rounds = set(), Counter()
+
+    def built(self):
+        build(self)
+        assert self.battle_modifiers == (live_modifiers(self, ATTACK_MODIFIERS),
+                                         live_modifiers(self, HIT_POINT_MODIFIERS))
+        joined.add(tuple(d.joins for d in self.decisions))
+
+    def round_(self):
+        new_round(self)
+        answers: dict[Any, bool] = {}
+        fresh = tuple(live_modifiers(self, mods, ROUND_IDLE_WHEN, answers) for mods in self.battle_modifiers)
+        assert (self.attack_modifiers, self.hit_point_modifiers) == fresh
+        assert self.attack_factors == tuple(fn for _, fn in fresh[0])
+        assert self.hit_point_factors == tuple(fn for _, fn in fresh[1])
+        rounds[self.attack_factors + self.hit_point_factors] += 1
+    monkeypatch.setattr(loop.Battle, "_build", built)
+    monkeypatch.setattr(loop.Battle, "_round_modifiers", round_)
+    ins = (Interceptor(Unit("Fighter", 2, UnitState(readiness=60)), intercept_setting=70, distance=10),
+           Interceptor(Unit("Fighter", 1, UnitState(readiness=90)), intercept_setting=95, distance=10))
+    even = Rules(intercept_fail_centre=50, intercept_fail_edge=50)  # each interceptor joins one battle in two
+    for rules in (even, replace(even, startup_round_1=F(1, 2))):
+        for combat in ("airstrike", "land"):
+            s = Setup((Unit("Bomber", 4), Unit("Fighter", 2)), (Unit("Infantry", 5), Unit("Flak", 2)),
+                      combat=combat, interceptors=ins)
+            for seed in range(30):
+                fight(s, rules, random.Random(seed), record=seed % 3 == 0)
+    assert len(joined) > 2
+    for rules in (Rules(), Rules(startup_round_1=F(1, 2), startup_round_2=F(3, 4), concentric_1=F(0), panic_chance=F(1))):
+        for att, dfd in ((CROWD, WORN), (WORN, CROWD), (WORN, WORN)):  # stacking, fuel and retreats come and go
+            s = Setup(att, dfd)
+            for seed in range(10):
+                fight(s, rules, random.Random(seed), record=seed % 3 == 0)
+    assert len(rounds) > 6
+
+
+@pytest.mark.parametrize("combat", ["land", "airstrike", "paradrop", "airlift", "amphibious"])
+def test_a_side_s_tally_counts_each_individual_once_by_its_status(combat, monkeypatch):
+    """The tally at the end, counted by unit, is what counting every individual of the side one by one gives."""
+    from engine.atg import loop
+    from engine.atg.individuals import CAPITULATED, LOST, RETREATED, RETREATING, TRAPPED
+    plain = loop.Battle._tally
+    seen = Counter()
+
+    def checked(self, side):
+        got = plain(self, side)
+        ps = self.people[side]
+        names = list(dict.fromkeys(p.t.name for p in ps))
+        assert list(got.start.items()) == [(n, sum(p.t.name == n for p in ps)) for n in names]
+        assert list(got.casualties.items()) == [(n, sum(p.t.name == n and p.status in LOST for p in ps)) for n in names]
+        assert list(got.survivors.items()) == [(n, sum(p.t.name == n and p.status not in LOST for p in ps))
+                                               for n in names]
+        assert (got.retreated, got.capitulated, got.trapped, got.broke_through) == (
+            sum(p.status in (RETREATING, RETREATED) for p in ps), sum(p.status == CAPITULATED for p in ps),
+            sum(p.status == TRAPPED for p in ps), sum(p.broken for p in ps))
+        assert got.experience == math.fsum(p.xp_gained for p in ps)
+        seen.update(p.status for p in ps)
+        return got
+    monkeypatch.setattr(loop.Battle, "_tally", checked)
+    attackers = CARRIERS if combat in ("paradrop", "airlift") else MIXED + (Unit("Infantry", 0),)
+    rules = Rules(trapped_defenders="lost", attacker_capitulation_round=4)
+    for seed in range(4):
+        fight(Setup(attackers, WORN + (Unit("Infantry", 3),), combat=combat), rules, random.Random(seed))
+    assert len(seen) > 3
+
+
 def test_a_battle_with_nobody_on_either_side_is_a_standoff_after_one_round():
     """The round's checks look over the battle's types and individuals: none at all is no error."""
     o = fight(Setup((), ()), Rules(), random.Random(1))

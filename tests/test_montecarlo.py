@@ -319,3 +319,49 @@ def test_a_mean_with_no_spread_seen_claims_no_interval():
     assert "(one trial: no spread yet)" in montecarlo.means_list(one, [("pips", "Pips")])
     spread = montecarlo.means_list(REFERENCE, [("pips", "Pips")])
     assert " ± " in spread and "(sd " in spread
+
+
+def test_floats_measured_sum_exactly_as_one_fraction_at_a_time():
+    """A tally adds the floats it measures when its sums are read: the sums, their types' values, the order of
+    the names and the JSON are what adding each value as an exact fraction at once gives, whatever the floats
+    (integral, negative, tiny, huge), mixed with ints and fractions under one name, read midway or merged."""
+    rng = random.Random(5)
+
+    def value(name: str) -> float | int | Fraction:
+        kind = rng.random()
+        if name == "mixed" and kind < 0.2:
+            return rng.randrange(-5, 50)
+        if name == "mixed" and kind < 0.3:
+            return Fraction(rng.randrange(1, 9), 3)
+        if kind < 0.1:
+            return float(rng.randrange(0, 100))
+        return math.ldexp(rng.random() - 0.3, rng.randrange(-60, 60))
+
+    def reference(values: list[tuple[str, float | int | Fraction]]) -> dict[str, tuple[int, Fraction, Fraction]]:
+        out: dict[str, tuple[int, Fraction, Fraction]] = {}
+        for name, x in values:
+            n, total, squares = out.get(name, (0, Fraction(0), Fraction(0)))
+            out[name] = (n + 1, total + Fraction(x), squares + Fraction(x) ** 2)
+        return out
+
+    for run in range(20):
+        t, seen = Tally("k"), []
+        for i in range(rng.randrange(1, 200)):
+            name = rng.choice(["xp", "mixed", "lost", f"late{run}"] if i > 30 else ["xp", "mixed"])
+            x = rng.randrange(0, 9) if name == "lost" else value(name)
+            t.measure(name, x)
+            seen.append((name, x))
+            if rng.random() < 0.02:  # read midway, then carry on measuring
+                assert {k: (s.n, s.total, s.squares) for k, s in t.sums.items()} == reference(seen)
+        want = reference(seen)
+        assert list(t.sums) == list(want)
+        assert {k: (s.n, s.total, s.squares) for k, s in t.sums.items()} == want
+        t.ranges = ((0, len(seen)),)
+        back = Tally.from_json(json.loads(json.dumps(t.to_json())))
+        assert back == t and {k: (s.n, s.total, s.squares) for k, s in back.sums.items()} == want
+        u = Tally("k")
+        for name, x in seen[::-1]:
+            u.measure(name, x)
+        assert {k: (s.n, s.total, s.squares) for k, s in u.sums.items()} == want
+    with pytest.raises(ValueError):
+        Tally().measure("x", math.inf)

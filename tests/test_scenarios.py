@@ -9,6 +9,7 @@ import random
 import re
 from contextlib import redirect_stdout
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,14 @@ from engine.schema import Boolean, Choice, InputError, Integer, jsonable
 
 ALL = widgets.all_widgets()
 CALCULATORS = [w for w in ALL if w.trial is None]
+
+
+def _put(raw: Any, path: str, value: Any) -> None:
+    """Set ``value`` at a dotted input path (list items by index) in plain inputs."""
+    *outer, last = path.split(".")
+    for part in outer:
+        raw = raw[int(part)] if isinstance(raw, list) else raw[part]
+    raw[last] = value
 
 
 def ask(message):
@@ -71,11 +80,7 @@ def test_sweep_figures_equal_each_point_computed_alone(w):
         assert [p["value"] for p in answer["points"]] == jsonable(picks)
         for p, x in zip(answer["points"], picks):
             raw = jsonable(values)
-            target = raw
-            parts = v["input"].split(".")
-            for part in parts[:-1]:
-                target = target[int(part)] if isinstance(target, list) else target[part]
-            target[parts[-1]] = x
+            _put(raw, v["input"], x)
             try:
                 result = w.run(raw)
             except InputError as exc:
@@ -117,6 +122,74 @@ def test_estimated_figures_equal_the_widgets_own_tally(wid):
     for f in w.figures:
         assert per.sums[f"0.{f.name}"].mean == f.read(whole), f.name
         assert per.sums[f"0.{f.name}"].n == n
+
+
+# Points that share a result (Widget.result_key) ---------------------------------------------------------------------------
+
+KEYED = [w for w in CALCULATORS if getattr(w, "result_key", None) is not None]
+
+
+def _random_inputs(w, rng):
+    """The widget's defaults with every input that can vary (settings too) drawn at random."""
+    raw = jsonable(w.validate({}))
+    for v in scenarios.varies(w, w.validate({})):
+        pick = _some_values(v, rng, 1)[0] if v["type"] != "boolean" else rng.choice([False, True])
+        _put(raw, v["input"], pick)
+    try:
+        return w.validate(raw)
+    except InputError:
+        return w.validate({})
+
+
+def test_small_general_combat_declares_its_result_key():
+    assert "small_general.combat" in [w.id for w in KEYED]
+
+
+@pytest.mark.parametrize("w", KEYED, ids=lambda w: w.id)
+def test_inputs_with_equal_result_keys_have_equal_results(w):
+    """The key's promise, on random inputs: equal keys, equal results (the echoed inputs aside). Each pair
+    differs in one input; both strength settings of Small General are drawn, so its key is tried both ways."""
+    rng = random.Random("key" + w.id)
+    shared = differed = 0
+    for _ in range(150):
+        a = _random_inputs(w, rng)
+        v = rng.choice(scenarios.varies(w, a))
+        try:
+            b = scenarios._with(w, a, v["input"], rng.choice(_some_values(v, rng, 3)))
+        except InputError:
+            continue
+        if w.result_key(a) == w.result_key(b):
+            shared += 1
+            assert w.compute(a) == w.compute(b), v["input"]
+        elif w.compute(a) != w.compute(b):
+            differed += 1
+    assert shared > 10 and differed > 10, (shared, differed)
+
+
+@pytest.mark.parametrize("strength", ["none", "difference"])
+def test_small_general_sweep_of_a_value_no_rule_reads_computes_one_combat(monkeypatch, strength):
+    """Attack value enters a combat only through the strength setting: without it the 30 points of the
+    benchmark's sweep are one combat, computed once; with it, 30 combats. Either way each point equals the
+    widget run there alone (the 30 x 8 figures, and a target over the same range)."""
+    from engine.small_general import widgets as sg
+
+    w = widgets.get("small_general.combat")
+    inputs = {"settings": {"strength_rule": strength}}
+    spec = {"input": "attacker.attack_value", "from": "1", "to": "30", "step": "1"}
+    calls = []
+    real = sg.combat_result
+    monkeypatch.setattr(sg, "combat_result", lambda c: calls.append(c) or real(c))
+    answer = scenarios.sweep(w.id, inputs, spec)
+    assert len(calls) == (1 if strength == "none" else 30)
+    monkeypatch.setattr(sg, "combat_result", real)
+    for p in answer["points"]:
+        alone = scenarios.exact_figures(w, scenarios._with(w, w.validate(inputs), spec["input"], p["value"]))
+        assert p["figures"] == {f.name: scenarios._value_json(alone[f.name]) for f in w.figures}, p["value"]
+    thr = answer["points"][-1]["figures"]["defender_retreats"]["exact"]
+    got = scenarios.target(w.id, inputs, "defender_retreats", thr, spec)
+    assert got["points"] == [{"value": p["value"], "label": p["label"], "status": "reaches" if Fraction(
+        p["figures"]["defender_retreats"]["exact"]) >= Fraction(thr) else "short",
+        "figure": p["figures"]["defender_retreats"]} for p in answer["points"]]
 
 
 # Target against a linear scan ---------------------------------------------------------------------------------------------

@@ -217,6 +217,78 @@ def test_a_big_battle_never_holds_the_other_calculator_up(driver, site_url):
     assert driver.errors() == []
 
 
+# Changes the calculator back and forth while its recomputes are held HOLD_MS on their way to the page's engine
+# (as on a loaded machine: one is in flight most of the time), until the run's estimate has been put in `paints`
+# times. Notes, into window.held, how many recomputes were in flight each time the run's merge was asked of the
+# page's engine, and each time the estimate was put in.
+HOLD_MS = 300
+HELD_RECOMPUTES = """(calc, sim, holdMs, paints) => {
+    const worker = window.rulesExplorer.engine.worker;
+    const section = document.getElementById(calc);
+    const control = section.querySelector('.widget-form input.whole');
+    const values = [control.value, String(Number(control.value) + 1)];
+    const seen = window.held = { waiting: 0, answered: 0, merges: [], paints: [], done: false };
+    const post = worker.postMessage.bind(worker);
+    worker.postMessage = (message) => {
+      if (message.op === 'merge') seen.merges.push(seen.waiting);
+      if (message.op === 'run') setTimeout(() => post(message), holdMs);
+      else post(message);
+    };
+    new MutationObserver(() => seen.paints.push(seen.waiting))
+      .observe(document.querySelector(sim + ' .sim-result'), { childList: true });
+    section.addEventListener('widget-result', () => { seen.waiting--; seen.answered++; });
+    (async () => {
+      while (seen.paints.length < paints && document.querySelector(sim).dataset.state === 'running') {
+        const shown = new Promise((r) => section.addEventListener('widget-result', r, { once: true }));
+        seen.waiting++;
+        control.value = values[(seen.answered + 1) % 2];
+        control.dispatchEvent(new Event('change', { bubbles: true }));
+        await shown;
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      seen.done = true;
+    })();
+}"""
+
+
+@browsers("chromium", "firefox")
+def test_a_big_battles_estimate_waits_for_the_recompute_in_flight(driver, site_url):
+    """A run's progress is the page's own work: its merge on the page's engine (about 5 ms for the largest
+    battle in Pyodide) and the estimate's HTML put into a big page (a long layout) go after the reader's
+    recompute, never ahead of it. Structural, whatever the machine's speed: with a recompute in flight most of
+    the time, no merge is asked and no estimate put in while one is."""
+    open_big_battle(driver, site_url, 60)
+    driver.wait(RUNNING_ON_A_HELPER, SIM, timeout=90)
+    driver.call(HELD_RECOMPUTES, CALC, SIM, HOLD_MS, 3)
+    held = driver.wait("() => window.held.done && window.held", timeout=180)
+    assert len(held["paints"]) >= 3 and held["merges"], f"{driver.name}: the run went on too little to tell: {held}"
+    assert held["answered"] >= 5, f"{driver.name}: {held}"
+    assert [n for n in held["merges"] if n] == [], f"{driver.name}: merges asked while a recompute was in flight: {held}"
+    assert [n for n in held["paints"] if n] == [], f"{driver.name}: estimates put in while a recompute was in flight: {held}"
+    driver.call(CLICK, f"{SIM} [data-action=sim-stop]")
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'stopped'", SIM, timeout=30)
+    assert driver.errors() == []
+
+
+LOG = f"#{INSTANCE} .roll-result ol.steps"
+# Whether the log's first line is rendered (not skipped by the list's content-visibility).
+LOG_RENDERED = "(s) => document.querySelector(s + ' > li').checkVisibility({ contentVisibilityAuto: true })"
+
+
+@browsers("chromium", "firefox")
+def test_a_big_battles_log_is_skipped_while_off_screen(driver, site_url):
+    """The largest battle's seeded log (5,000 attacks in its first round, 440,000 px) is not rendered while it
+    is off screen: kept in every frame, it made each of the page's frames long, and the other calculator's
+    answers waited behind them (bench/simulation.py's recompute p95). It is rendered once scrolled to."""
+    open_big_battle(driver, site_url, 1)
+    driver.wait("(s) => document.querySelectorAll(s + ' > li').length > 1000", LOG, timeout=60)
+    assert driver.call("() => document.getElementById('atg-intercept-battle').getBoundingClientRect().top") < 100
+    assert not driver.call(LOG_RENDERED, LOG), f"{driver.name}: the log off screen is rendered"
+    driver.call("(s) => document.querySelector(s + ' > li:nth-child(100)').scrollIntoView()", LOG)
+    driver.wait(LOG_RENDERED, LOG, timeout=10)
+    assert driver.errors() == []
+
+
 @browsers("chromium", "firefox", "webkit")
 def test_a_long_run_says_its_speed_and_asks_before_a_change_replaces_it(driver, site_url):
     open_big_battle(driver, site_url, 60)

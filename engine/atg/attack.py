@@ -29,7 +29,8 @@ the largest legal battle stays a few megabytes."""
 if TYPE_CHECKING:
     from .loop import Battle
 
-__all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "hit_effects", "live_modifiers", "ROUND_IDLE_WHEN", "KILL", "RETREAT",
+__all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "hit_effects", "live_modifiers", "ROUND_IDLE_WHEN",
+           "KIND_IDLE_WHEN", "kind_factors", "KILL", "RETREAT",
            "PINNED", "MISS"]
 
 Modifier = Callable[["Battle", Individual, Individual, bool], float]
@@ -321,6 +322,30 @@ ROUND_IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
 1.0 through all of them, and when they do: a round's attacks skip them as :data:`IDLE_WHEN`'s are."""
 
 
+KIND_IDLE_WHEN: Final[dict[Modifier, Callable[[int, bool], bool]]] = {
+    counterattack: lambda side, counter: not counter,
+    concentric: lambda side, counter: side == 1,
+    startup: lambda side, counter: (side == 0) == counter,
+    surprise: lambda side, counter: side == 0 or counter,
+    versus_paradrop: lambda side, counter: counter,
+    versus_amphibious: lambda side, counter: counter,
+    rebel: lambda side, counter: side == 1 or counter,
+    river: lambda side, counter: side == 1,
+}
+"""Modifiers that are 1.0 for some kinds of attack whatever the battle, and for which: by the attacker's side
+(0 attacks the hex) and whether it is a counterattack. An attack of that kind skips them."""
+
+
+def kind_factors(modifiers: tuple[tuple[str, Modifier], ...]) -> tuple[tuple[tuple[Modifier, ...], ...], ...]:
+    """``modifiers``' functions for each kind of attack, less those :data:`KIND_IDLE_WHEN` says stay 1.0 for
+    it: indexed by the attacker's side, then by whether it is a counterattack."""
+    def kept(fn: Modifier, side: int, counter: bool) -> bool:
+        idle = KIND_IDLE_WHEN.get(fn)
+        return idle is None or not idle(side, counter)
+    return tuple(tuple(tuple(fn for _, fn in modifiers if kept(fn, side, counter)) for counter in (False, True))
+                 for side in (0, 1))
+
+
 def live_modifiers(b: Battle, modifiers: tuple[tuple[str, Modifier], ...],
                    idle_when: Mapping[Modifier, Callable[[Battle], bool]] = IDLE_WHEN,
                    answers: dict[Callable[[Battle], bool], bool] | None = None) -> tuple[tuple[str, Modifier], ...]:
@@ -370,9 +395,9 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
                 hp *= x
                 hp_mods.append((name, x))
     else:  # the same products, in the same order (multiplying by 1.0 changes no float)
-        for fn in b.attack_factors:
+        for fn in b.attack_factors_by_kind[a.side][counter]:
             att *= fn(b, a, t, counter)
-        for fn in b.hit_point_factors:
+        for fn in b.hit_point_factors_by_kind[a.side][counter]:
             hp *= fn(b, a, t, counter)
     if at.fuel_per_round:  # most types need none
         _use_fuel(b, a, t)

@@ -8,7 +8,7 @@ averaged, frozen :class:`.setup.UnitState`.
 
 >>> from .units import ROSTER
 >>> from .setup import UnitState
->>> a, b = (Individual(f"A{i}", 0, 0, ROSTER["Infantry"], UnitState(readiness=80)) for i in range(2))
+>>> a, b = (Individual(f"A{i}", 0, 0, ROSTER["Infantry"], start_floats(UnitState(readiness=80))) for i in range(2))
 >>> b.readiness = 60
 >>> merge([a, b])
 UnitState(readiness=70, morale=100, experience=0, entrenchment=0, action_points=100, supply=100, fuel=100)
@@ -23,7 +23,7 @@ from typing import Final
 from .setup import UnitState
 from .units import UnitType
 
-__all__ = ["Individual", "IN", "RETREATING", "RETREATED", "PINNED_DOWN", "KILLED", "CAPITULATED", "TRAPPED",
+__all__ = ["Individual", "start_floats", "IN", "RETREATING", "RETREATED", "PINNED_DOWN", "KILLED", "CAPITULATED", "TRAPPED",
            "DESTROYED",
            "CARRIED", "LOST", "merge", "HIT", "ORDERLY", "PANIC", "MISSION"]
 
@@ -64,7 +64,7 @@ class Individual:
                  "last_targeted", "last_success", "broken", "capitulation_checked", "outside", "cargo",
                  "xp_gained", "attacks_total", "fuel_round", "interceptor", "joined", "slot")
 
-    def __init__(self, key: str, side: int, unit: int, t: UnitType, state: UnitState, *,
+    def __init__(self, key: str, side: int, unit: int, t: UnitType, start: tuple[float, ...], slot: int = 0,
                  outside: bool = False, cargo: bool = False, interceptor: bool = False) -> None:
         self.key = key
         """Name in the log: unit label and number."""
@@ -73,12 +73,10 @@ class Individual:
         self.unit = unit
         """Index of its unit in the battle's unit list of its side."""
         self.t = t
-        self.readiness = float(state.readiness)
-        self.morale = float(state.morale)
-        self.xp = float(state.experience)
-        self.entrenchment = float(state.entrenchment)
-        self.ap = float(state.action_points)
-        self.fuel = float(state.fuel)
+        self.slot = slot
+        """Its type's number in its battle (the battle's tables of types are lists in that order)."""
+        self.readiness, self.morale, self.xp, self.entrenchment, self.ap, self.fuel = start
+        """Its unit's state at the start (:func:`start_floats`)."""
         self.initiative = 0.0
         self.attacks = 0
         """Attacks made this round (counterattacks not counted)."""
@@ -103,8 +101,6 @@ class Individual:
         self.interceptor = interceptor
         self.joined = 1
         """Round in which it began to fight (paratroopers: the round they landed)."""
-        self.slot = 0
-        """Its type's number in its battle (the battle's tables of types are lists in that order)."""
 
     def __repr__(self) -> str:
         return f"<Individual {self.key} {self.status}>"
@@ -114,6 +110,13 @@ class Individual:
         self.status = RETREATING
         self.kind = kind
         self.retreat_round = round_
+
+
+def start_floats(state: UnitState) -> tuple[float, float, float, float, float, float]:
+    """A unit's state as its individuals start the battle with it: readiness, morale, experience, entrenchment,
+    action points and fuel, as floats (converted once a unit, not once an individual)."""
+    return (float(state.readiness), float(state.morale), float(state.experience), float(state.entrenchment),
+            float(state.action_points), float(state.fuel))
 
 
 def merge(survivors: Sequence[Individual], supply: int = 100) -> UnitState:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping
 import dataclasses
 from dataclasses import dataclass, field, replace
@@ -33,9 +34,9 @@ from typing import Any
 
 from . import endings, parts
 from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, Modifier, attack,
-                     attack_points, hit_effects, live_modifiers)
+                     hit_effects, kind_factors, live_modifiers)
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
-                          PINNED_DOWN, RETREATED, RETREATING, Individual, merge)
+                          PINNED_DOWN, RETREATED, RETREATING, Individual, merge, start_floats)
 from .interception import Decision, intercepts
 from .rules import Rules, as_floats
 from .setup import AIR_MISSIONS, BOMBARDMENTS, TAKES_HEX, Setup, SetupError, Unit, UnitState
@@ -176,10 +177,17 @@ def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = Fals
 
 
 _initiative = attrgetter("initiative")
+_status, _broken, _xp_gained = attrgetter("status"), attrgetter("broken"), attrgetter("xp_gained")
+"""Read over a side's individuals at C speed (:meth:`Battle._tally`)."""
 
 _setup_floats: list[Any] = [None, {}]
 """The last setup, and its units' and types' fixed numbers as floats by ``id`` (:meth:`Battle._floats_of`):
 the setup keeps them alive, so an ``id`` stays theirs while it is held."""
+
+
+_modifier_lists: list[Any] = [None, None, {}]
+"""The last setup and rules a battle was built for, and by which interceptors joined, its modifier lists
+(:meth:`Battle._build`): they depend on nothing else."""
 
 
 class Battle:
@@ -220,6 +228,8 @@ class Battle:
         self.bombardment = setup.combat in BOMBARDMENTS
         self.air_mission = setup.combat in AIR_MISSIONS
         self.takes_hex = setup.combat in TAKES_HEX
+        self.counterattacks = not (rules.counterattacks_off or self.bombardment)
+        """Whoever is attacked may strike back (the rest of :meth:`_may_counter` permitting)."""
         self.whole = rules.randomisation == "whole"
         self.tie_hits = rules.tie_reading == "ties_to_attacker"
         land = LANDSCAPES[setup.landscape]
@@ -272,11 +282,11 @@ class Battle:
             self.types.append(t)
             self.type_floats.append(self._floats_of(t))
         record = self.record
+        start = start_floats(unit.state)
         for i in range(unit.count):
             # each individual's own name only where there is a log to name it in
-            ind = Individual(f"{label} #{i + 1}" if record else label, side, index, t, unit.state, outside=outside,
-                             cargo=cargo, interceptor=interceptor)
-            ind.slot = slot
+            ind = Individual(f"{label} #{i + 1}" if record else label, side, index, t, start, slot, outside,
+                             cargo, interceptor)
             info.members.append(ind)
             self.people[side].append(ind)
             self.everyone.append(ind)
@@ -317,21 +327,38 @@ class Battle:
         """The experience a hit gives, as the target's power over the attacker's kept between the rulevars
         (by target and attacker type slot), worked out at the first such hit."""
         self.hit_effects = hit_effects(self.f)
-        self.battle_modifiers = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
-        """The attack and hit point modifiers that can differ from 1.0 in this battle."""
+        if _modifier_lists[0] is not s or _modifier_lists[1] is not self.rules or len(_modifier_lists[2]) > 64:
+            _modifier_lists[:] = [s, self.rules, {}]
+        joined = tuple(d.joins for d in self.decisions)
+        kept = _modifier_lists[2].get(joined)
+        if kept is None:
+            mods = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
+            checks = tuple(dict.fromkeys(ROUND_IDLE_WHEN[fn] for _, fn in mods[0] + mods[1] if fn in ROUND_IDLE_WHEN))
+            kept = _modifier_lists[2][joined] = (mods, checks, {})
+        self.battle_modifiers, self.round_checks, self.round_lists = kept
+        """The attack and hit point modifiers that can differ from 1.0 in this battle; the checks of
+        :data:`ROUND_IDLE_WHEN` they need; each round's lists by those checks' answers (:meth:`_round_modifiers`).
+        The same for every battle of one setup, rules and interceptors joining, so worked out once for them."""
         self.attack_modifiers, self.hit_point_modifiers = self.battle_modifiers
         self.attack_factors: tuple[Modifier, ...] = ()
         self.hit_point_factors: tuple[Modifier, ...] = ()
+        self.attack_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
+        self.hit_point_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
         """Set for each round's steps by :meth:`_round_modifiers`."""
 
     def _round_modifiers(self) -> None:
         """The modifiers that can differ from 1.0 in this round's steps (the hot path's lists), with their
-        names for the log and without them for a battle that is not logged."""
-        answers: dict[Any, bool] = {}
-        self.attack_modifiers, self.hit_point_modifiers = (
-            live_modifiers(self, mods, ROUND_IDLE_WHEN, answers) for mods in self.battle_modifiers)
-        self.attack_factors = tuple(fn for _, fn in self.attack_modifiers)
-        self.hit_point_factors = tuple(fn for _, fn in self.hit_point_modifiers)
+        names for the log and without them for a battle that is not logged, and for each kind of attack
+        (:func:`.attack.kind_factors`). Worked out once for each answer to the round's checks."""
+        answers = tuple(check(self) for check in self.round_checks)
+        lists = self.round_lists.get(answers)
+        if lists is None:
+            att, hp = (live_modifiers(self, mods, ROUND_IDLE_WHEN, dict(zip(self.round_checks, answers)))
+                       for mods in self.battle_modifiers)
+            lists = self.round_lists[answers] = (att, hp, tuple(fn for _, fn in att), tuple(fn for _, fn in hp),
+                                                 kind_factors(att), kind_factors(hp))
+        (self.attack_modifiers, self.hit_point_modifiers, self.attack_factors, self.hit_point_factors,
+         self.attack_factors_by_kind, self.hit_point_factors_by_kind) = lists
 
     # The loop -----------------------------------------------------------------------------------------
 
@@ -586,13 +613,14 @@ class Battle:
         return chosen
 
     def _may_counter(self, a: Individual, t: Individual) -> bool:
-        if self.rules.counterattacks_off or self.bombardment or t.status != IN or a.outside:
+        if not self.counterattacks or t.status != IN or a.outside:
             return False
-        if a.t.theatre == "air" and t.t.theatre != "air":
+        at, tt = a.t, t.t
+        if at.theatre == "air" and tt.theatre != "air":
             return False
-        if a.attacked > a.t.max_attacked or t.attacked > t.t.max_attacked:
+        if a.attacked > at.max_attacked or t.attacked > tt.max_attacked:
             return False
-        return attack_points(self, t, a) > 0
+        return tt.attack.get(at.group, 0) > 0  # attack_points(self, t, a), on the hot path
 
     def _structural_damage(self) -> None:
         f = self.f
@@ -884,23 +912,23 @@ class Battle:
         start: dict[str, int] = {}
         lost: dict[str, int] = {}
         alive: dict[str, int] = {}
-        for p in self.people[side]:
-            name = p.t.name
-            start[name] = start.get(name, 0) + 1
-            lost.setdefault(name, 0)
-            alive.setdefault(name, 0)
-            if p.status in LOST:
-                lost[name] += 1
-            else:
-                alive[name] += 1
+        statuses: Counter[str] = Counter()
+        for u in self.units[side]:  # a unit's members are its side's individuals of its type, in their order
+            if not u.members:
+                continue
+            name = u.members[0].t.name
+            here = Counter(map(_status, u.members))
+            statuses.update(here)
+            n, k = len(u.members), sum(here[x] for x in LOST)
+            start[name] = start.get(name, 0) + n
+            lost[name] = lost.get(name, 0) + k
+            alive[name] = alive.get(name, 0) + n - k
         ps = self.people[side]
         return SideTally(start, lost, alive,
-                         retreated=sum(1 for p in ps if p.status in (RETREATING, RETREATED)),
+                         retreated=statuses[RETREATING] + statuses[RETREATED],
                          panics=sum(1 for u in self.units[side] if u.panicked),
                          withdrawals=sum(1 for u in self.units[side] if u.withdrew),
-                         capitulated=sum(1 for p in ps if p.status == CAPITULATED),
-                         trapped=sum(1 for p in ps if p.status == TRAPPED),
-                         broke_through=sum(1 for p in ps if p.broken),
-                         experience=math.fsum(p.xp_gained for p in ps))
-
-
+                         capitulated=statuses[CAPITULATED],
+                         trapped=statuses[TRAPPED],
+                         broke_through=sum(map(_broken, ps)),
+                         experience=math.fsum(map(_xp_gained, ps)))

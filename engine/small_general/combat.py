@@ -19,7 +19,7 @@ Fraction(3, 8)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Final
 
@@ -271,6 +271,23 @@ class Combat:
         return cls(values["terrain"], values["hex_sides"], Unit.from_inputs(values["attacker"]),
                    Unit.from_inputs(values["defender"]), values["retreat_hexes"],
                    values.get("other_units", 0), Settings.from_inputs(values["settings"]))
+
+    def essential(self) -> Combat:
+        """The combat with what cannot change its resolution set aside: the units' attack and defence values
+        unless the strength rule reads them (they enter nothing else). Combats with equal essentials have
+        the same modifiers, outcomes and experience: one result serves them all.
+
+        >>> foot = Unit("foot", False, "supplied", 0, "none")
+        >>> strong = Combat("clear", 1, replace(foot, value=9), foot)
+        >>> strong.essential() == Combat("clear", 1, foot, foot).essential()
+        True
+        >>> on = Settings(strength_rule="difference")
+        >>> replace(strong, settings=on).essential() == Combat("clear", 1, foot, foot, settings=on).essential()
+        False
+        """
+        if self.settings.strength_rule == "difference":
+            return self
+        return replace(self, attacker=replace(self.attacker, value=1), defender=replace(self.defender, value=1))
 
     def modifiers(self) -> tuple[Modifier, ...]:
         return combat_modifiers(self.terrain, self.hex_sides, self.attacker, self.defender, self.settings)

@@ -355,6 +355,12 @@ def combat_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     return combat_result(Combat.from_inputs(values))
 
 
+def combat_key(values: Mapping[str, Any]) -> Combat:
+    """What the result depends on (``Widget.result_key``): the combat, its units' values set aside unless a
+    strength rule reads them (:meth:`Combat.essential`)."""
+    return Combat.from_inputs(values).essential()
+
+
 # HTML ---------------------------------------------------------------------------------
 
 def _label(o: Mapping[str, Any]) -> str:
@@ -466,6 +472,7 @@ COMBAT: Widget = register(Widget(
     title="Small General combat odds",
     inputs=COMBAT_INPUTS,
     compute=combat_compute,
+    result_key=combat_key,
     render=combat_render,
     sample=combat_sample,
     render_sample=combat_render_sample,

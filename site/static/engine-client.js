@@ -4,8 +4,8 @@
 // for the page's engine and the pool's extra workers (pool.js) alike.
 //
 // Public: new Engine(); engine.state ("loading" | "live" | "failed") and
-// engine.stage; onState(listener); call(request) -> Promise<answer>;
-// job(request, onProgress) -> {done, cancel}; idle(). Tests and benchmarks
+// engine.stage; onState(listener); call(request, {background}) -> Promise<answer>;
+// settled(); job(request, onProgress) -> {done, cancel}; idle(). Tests and benchmarks
 // read bootStages, bootOrigin, bootSmallModules, bootRestarts and bootStdlibImport.
 // new WorkerLink(worker) is the same without the boot's watchdog.
 
@@ -32,10 +32,13 @@ const ORDINAL = ["first", "second", "third"];
 // own engine (Engine, below) adds the boot's messages and its watchdog, and
 // the pool's extra workers (pool.js) are plain links.
 export class WorkerLink {
-  constructor(worker = null) {
+  constructor(worker = null, { now = () => performance.now() } = {}) {
     this.nextId = 1;
+    this.now = now;
+    this.askedAt = -Infinity; // when the last call (but a background one) was made: the reader is active
     this.pending = new Map(); // request or job id -> its answer's listener
     this.progress = new Map(); // job id -> progress listener
+    this.asked = new Set(); // answers awaited of calls (but background ones) in flight: see settled()
     this.state = "loading";
     this.lost = false; // failed as a pool worker: what is asked is answered WorkerLost
     this.ready = new Promise((resolve) => { this.becameReady = resolve; });
@@ -90,13 +93,28 @@ export class WorkerLink {
     this.progress.clear();
   }
 
-  call(request) {
+  // `background`: work of the page's own (a shared run's merge, pool.js), which the worker answers only
+  // when no other request waits (scheduler.js) and which waits for the calls in flight (`settled`).
+  call(request, { background = false } = {}) {
     const id = this.nextId++;
     if (this.lost) return Promise.resolve({ id, error: lostError() });
-    return new Promise((resolve) => {
+    const answer = new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.worker.postMessage({ id, ...request });
+      this.worker.postMessage({ id, ...request, ...(background ? { background: true } : {}) });
     });
+    if (!background) {
+      this.askedAt = this.now();
+      this.asked.add(answer);
+      answer.then(() => this.asked.delete(answer));
+    }
+    return answer;
+  }
+
+  // Resolves once every call (but background ones) in flight now has been answered, and the caller has
+  // had its answer: the page's own work goes after the reader's, never ahead. Only the calls in flight
+  // now are waited for, so a reader who keeps changing things holds it up by one answer at most.
+  settled() {
+    return this.asked.size ? Promise.all([...this.asked]).then(() => undefined) : Promise.resolve();
   }
 
   // A Monte Carlo run in the worker's scheduler: `onProgress` hears how far it

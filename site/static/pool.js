@@ -52,6 +52,12 @@ export const MEASURE_MS = 1500;
 // least this many times as fast once it had joined.
 export const GROWTH = 1.2;
 const MAX_HELPERS = 3;
+// While the reader is changing things (a call to the main worker within the last READER_ACTIVE_MS), a run's
+// progress is merged at most every MERGE_DEFER_MS: a merge and render of a big battle's estimate holds the
+// main worker 20-30 ms in Pyodide (and its paint the page a frame), and a change made meanwhile waits for it.
+// Once the reader pauses, the next tick merges; the run's end is merged at once.
+export const READER_ACTIVE_MS = 300;
+export const MERGE_DEFER_MS = 2000;
 
 // How many workers a run may use here at most: one per core, at most
 // 1 + MAX_HELPERS, and one alone where memory is tight (each worker holds its
@@ -196,6 +202,7 @@ class SharedRun {
     this.window = null; // the speed being measured: {working, at, counted}
     this.rates = new Map(); // extra workers working -> trials a ms, as measured in this run
     this.shown = -1; // trials in the last estimate shown
+    this.mergedAt = -Infinity; // when the last progress merge was asked
     this.timer = pool.every(() => this.tick(), pool.progressMs);
     // A worker on probation joins once the run has measured its speed without it.
     if (pool.helpers) this.join(pool.helpers.filter((h) => h !== pool.probation));
@@ -323,8 +330,18 @@ class SharedRun {
     return [this.before, ...this.workers.map((w) => w.block?.tally ?? w.tally)].filter(Boolean);
   }
 
-  merge() {
-    return this.pool.main.call({ op: "merge", ...this.base, tallies: this.tallies(), trials: this.trials, render: true });
+  // The merge is the page's own work, not the reader's: it is asked only once the calls in flight on the
+  // main worker have been answered, and goes there behind any the reader makes meanwhile (`background`).
+  async merge() {
+    const { main } = this.pool;
+    await main.settled?.();
+    if (this.ended) return { error: { type: "Cancelled" } };
+    const answer = await main.call({ op: "merge", ...this.base, tallies: this.tallies(), trials: this.trials, render: true },
+                                   { background: true });
+    // A recompute asked while it was worked out is shown first: the estimate's HTML (a long layout on a
+    // big page) is put in only after.
+    await main.settled?.();
+    return answer;
   }
 
   // The run's speed over windows of MEASURE_MS with the same extra workers
@@ -357,6 +374,9 @@ class SharedRun {
     if (!this.ended && !this.finishing) this.measure();
     const counted = this.counted;
     if (this.ended || this.merging || counted === this.shown || counted === 0) return;
+    const now = this.pool.now();
+    if (now - (this.pool.main.askedAt ?? -Infinity) < READER_ACTIVE_MS && now - this.mergedAt < MERGE_DEFER_MS) return;
+    this.mergedAt = now;
     this.merging = true;
     const answer = await this.merge();
     this.merging = false;

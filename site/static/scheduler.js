@@ -5,6 +5,9 @@
 //
 // - interactive requests ({id, op: "run" | "sample" | "from_link" | ...}): a
 //   reader changed an input and waits; each goes ahead of any job chunk.
+//   A request marked `background: true` (the page's merge of a shared run's
+//   tallies, pool.js) goes after every other request waiting, but still
+//   ahead of a job's chunk: a reader's change never queues behind it.
 // - jobs ({id, op: "job", widget, inputs, seed, trials, first?, slot}): a
 //   Monte Carlo run of trials first .. first + trials - 1 (first defaults to
 //   0; a page that splits one run across several workers gives each a range). The scheduler asks the engine's stateless `estimate` op for a chunk
@@ -60,6 +63,7 @@ export class Scheduler {
     this.progressMs = progressMs;
     this.onIdle = onIdle; // called once the queue has run dry
     this.requests = [];
+    this.later = []; // background requests: answered only when no other request waits
     this.jobs = []; // in turn order: the next chunk goes to jobs[0]
     this.scheduled = false;
   }
@@ -101,6 +105,9 @@ export class Scheduler {
                    // A stage of a run to a precision (simulation.js): each answer says where the run stands.
                    ...(message.precision !== undefined ? { precision: message.precision } : {}) },
       });
+    } else if (message.background === true) {
+      const { background, ...request } = message;
+      this.later.push(request);
     } else {
       this.requests.push(message);
     }
@@ -109,7 +116,7 @@ export class Scheduler {
 
   // Whether a job or request is waiting (the worker's warm-up waits for none).
   get busy() {
-    return this.requests.length > 0 || this.jobs.length > 0;
+    return this.requests.length > 0 || this.later.length > 0 || this.jobs.length > 0;
   }
 
   wake() {
@@ -121,6 +128,7 @@ export class Scheduler {
   turn() {
     this.scheduled = false;
     if (this.requests.length) this.answer(this.requests.shift());
+    else if (this.later.length) this.answer(this.later.shift());
     else if (this.jobs.length) this.chunk(this.jobs[0]);
     if (this.busy) this.wake();
     else this.onIdle();

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Scheduler } from "../../site/static/scheduler.js";
-import { MAIN_SLICE_MS, Pool, WorkerLink, poolSize } from "../../site/static/pool.js";
+import { MAIN_SLICE_MS, MERGE_DEFER_MS, Pool, READER_ACTIVE_MS, WorkerLink, poolSize } from "../../site/static/pool.js";
 
 // The fake engine's tally: the sum and number of trial indices, and the ranges covered.
 function handle(request) {
@@ -83,7 +83,7 @@ function makeWorld(seed = 1) {
 
 function rig({ size = 3, seed = 1, boot = [0, 0, 0], spawnAfterMs = 0, fixed = true, cost = {} } = {}) {
   const world = makeWorld(seed);
-  const main = new WorkerLink(fakeWorker(world, "main", { cost: cost.main }));
+  const main = new WorkerLink(fakeWorker(world, "main", { cost: cost.main }), { now: () => world.t });
   const spawned = [];
   const spawn = () => {
     const name = `helper${spawned.length + 1}`;
@@ -335,4 +335,88 @@ test("a stage of a run to a precision runs only its own trials and merges the st
     assert.ok(blocks.every((b) => b.precision === "1"), "every block carries the target (a bad one fails at once)");
     assert.ok(seen.every((p) => p.done <= 600), "progress counts the stage's trials");
   }
+});
+
+test("a run's merge waits for the reader's calls in flight, and its estimate is shown only after their answers", async () => {
+  // A reader changes another calculator all along: one call to the page's engine at a time, the next a task
+  // after the answer. The run's merges (the page's own work, with a long paint after) must neither be asked
+  // while a reader's call is in flight nor be shown before its answer.
+  for (const seed of [1, 2, 3]) {
+    const r = rig({ seed });
+    let waiting = 0;
+    const asked = [];
+    const shown = [];
+    const post = r.main.worker.postMessage;
+    r.main.worker.postMessage = (message) => {
+      if (message.op === "merge") asked.push(waiting);
+      post(message);
+    };
+    let ended = false;
+    const run = r.pool.job(request(20000), (p) => shown.push(waiting));
+    run.done.then(() => { ended = true; });
+    let answered = 0;
+    const reader = (async () => {
+      while (!ended) {
+        waiting++;
+        const answer = await r.main.call({ op: "run", widget: "x", inputs: {} });
+        waiting--;
+        assert.equal(answer.result.html, "ok");
+        answered++;
+        await new Promise((resolve) => setImmediate(resolve)); // the next change: a task of its own, later
+      }
+    })();
+    // As in a browser, every promise callback runs before the next task (world.until interleaves them).
+    let answer = null;
+    run.done.then((a) => { answer = a; });
+    let read = false;
+    reader.then(() => { read = true; });
+    for (let n = 0; n < 1e6 && !read; n++) {
+      if (!r.world.step()) for (const timer of r.world.timers) timer();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.equal(answer.result.html, `<p>${sumBelow(20000)}</p>`);
+    assert.ok(answered > 20 && asked.length > 3 && shown.length > 2, `seed ${seed}: ${answered} answers, ${asked.length} merges`);
+    assert.deepEqual(asked.filter(Boolean), [], `seed ${seed}: merges asked while the reader waited`);
+    assert.deepEqual(shown.filter(Boolean), [], `seed ${seed}: estimates shown while the reader waited`);
+  }
+});
+
+test("while the reader keeps changing things a run merges its progress seldom, and at once when they pause", async () => {
+  const r = rig({ seed: 4 });
+  const merges = []; // world time of each merge asked
+  const post = r.main.worker.postMessage;
+  r.main.worker.postMessage = (message) => {
+    if (message.op === "merge") merges.push(r.world.t);
+    post(message);
+  };
+  let ended = false;
+  const run = r.pool.job(request(100000), () => {});
+  run.done.then(() => { ended = true; });
+  const stopAt = 4 * MERGE_DEFER_MS; // the reader changes things until then, then pauses for good
+  let lastCall = 0;
+  const reader = (async () => {
+    while (!ended && r.world.t < stopAt) {
+      lastCall = r.world.t;
+      await r.main.call({ op: "run", widget: "x", inputs: {} });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
+  let read = false;
+  reader.then(() => { read = true; });
+  let answer = null;
+  run.done.then((a) => { answer = a; });
+  for (let n = 0; n < 1e7 && !(answer && read); n++) {
+    if (!r.world.step()) for (const timer of r.world.timers) timer();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.equal(answer.result.html, `<p>${sumBelow(100000)}</p>`);
+  assert.ok(r.world.t > stopAt + 1000, `the run outlasted the reader (${r.world.t})`);
+  const busy = merges.filter((t) => t <= lastCall);
+  assert.ok(busy.length >= 2, `merges while the reader was busy: ${busy}`);
+  for (let i = 1; i < busy.length; i++) {
+    assert.ok(busy[i] - busy[i - 1] >= MERGE_DEFER_MS, `merges ${busy[i - 1]} and ${busy[i]} while the reader was busy`);
+  }
+  const after = merges.find((t) => t > lastCall);
+  assert.ok(after !== undefined && after - lastCall <= READER_ACTIVE_MS + 100, `the first merge after a pause: ${after}, last call ${lastCall}`);
+  assert.ok(merges.filter((t) => t > lastCall + READER_ACTIVE_MS + 100).length > 5, "then merges at the tick's pace");
 });

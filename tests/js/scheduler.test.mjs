@@ -67,6 +67,21 @@ test("an interactive request goes ahead of the job's next chunk", () => {
   assert.ok(r.posted.some((m) => m.id === 1 && m.result));
 });
 
+test("a background request (a run's merge) goes after every request waiting, still ahead of a chunk", () => {
+  const r = rig();
+  r.scheduler.submit(job(1, 1000));
+  r.step(); // a chunk
+  r.scheduler.submit({ id: 2, op: "merge", tallies: [], background: true });
+  r.scheduler.submit({ id: 3, op: "run", widget: "x", inputs: {} });
+  r.scheduler.submit({ id: 4, op: "sample", widget: "x", inputs: {} });
+  r.step(); r.step(); r.step();
+  assert.deepEqual(r.calls.slice(-3).map((c) => c.op), ["run", "sample", "merge"], "the reader's requests first");
+  assert.deepEqual(r.posted.slice(-3).map((m) => m.id), [3, 4, 2]);
+  assert.ok(!("background" in r.calls.at(-1)), "the engine is not told the request's priority");
+  r.step();
+  assert.equal(r.calls.at(-1).op, "estimate");
+});
+
 test("cancel stops a job before its next chunk and says so", () => {
   const r = rig();
   r.scheduler.submit(job(1, 100000));
