@@ -9,6 +9,10 @@
 // - ?snapshot-bytes=N: the memory snapshot's size, from the build;
 // - ?boot=plain: the page restarted a boot that stalled, and asks for the
 //   plain one;
+// - ?controlled: the page is served by the site's service worker, which
+//   answers with the inflated snapshot kept by an earlier boot, if any;
+// - ?keep-snapshot: once live, keep the snapshot inflated for that (the
+//   page's own worker, where a service worker may be: loadSnapshot);
 // - ?test-stall=thread: tests make this boot's thread stick after its first
 //   status, as Firefox's did (NOTES.md);
 // - ?test-import=NAME: tests have a snapshot boot import the module NAME (one
@@ -158,12 +162,45 @@ function reason(err) {
 // two cores the difference was within the noise.
 // The snapshot is brotli-compressed; its decoder (brotli-dec-wasm, 208 KB of
 // WebAssembly, shipped beside Pyodide's files) loads and compiles while the
-// snapshot's first bytes are on their way.
-async function loadSnapshot(snapshotBytes) {
-  const decoder = brotliDecoder();
-  decoder.catch(() => {}); // reported by fetchSnapshot, should the snapshot need it
-  const { fetchSnapshot, readSnapshot } = await import("./snapshot.js");
-  return readSnapshot(await fetchSnapshot(SNAPSHOT_URL, snapshotBytes, progress, () => decoder));
+// snapshot's first bytes are on their way, unless the page is served by the
+// site's service worker (`controlled`): that one most likely answers with the
+// inflated copy kept on an earlier visit (snapshot.js, KEPT_CACHE), and the
+// decoder is loaded only if the file's first bytes say brotli after all.
+// `file` is told how it went: `kept` when the copy was used (stage
+// "snapshot_kept"), and, when `keep` is asked for and the brotli file was
+// inflated, `keep()`, which puts the inflated bytes in the cache for next time
+// (the page's own worker calls it once it is live).
+async function loadSnapshot(snapshotBytes, { controlled, keep }, file) {
+  let decoder = null;
+  const brotli = () => (decoder ??= brotliDecoder());
+  if (!controlled) brotli().catch(() => {}); // reported by fetchSnapshot, should the snapshot need it
+  const { fetchSnapshot, readSnapshot, keepInflated, dropInflated } = await import("./snapshot.js");
+  const options = { size: snapshotBytes, progress, brotli, keep };
+  let got;
+  try {
+    got = await fetchSnapshot(SNAPSHOT_URL, options);
+  } catch (err) {
+    if (!err.kept) throw err;
+    // A kept copy that cannot be read (cut or spoilt in the cache): dropped,
+    // and the service worker asked again, which now answers with the brotli file.
+    stage("snapshot_kept_refused");
+    await dropInflated(SNAPSHOT_URL).catch(() => {});
+    got = await fetchSnapshot(SNAPSHOT_URL, options);
+  }
+  if (got.kept) {
+    stage("snapshot_kept");
+    file.drop = () => dropInflated(SNAPSHOT_URL);
+  } else if (got.brotli) {
+    let { bytes, brotli: packed } = got;
+    file.keep = async () => {
+      try {
+        if (await keepInflated(SNAPSHOT_URL, bytes, packed)) stage("snapshot_stored");
+      } finally {
+        bytes = packed = null;
+      }
+    };
+  }
+  return readSnapshot(got.bytes);
 }
 
 async function brotliDecoder() {
@@ -340,6 +377,8 @@ export function boot(post, params) {
   const ready = start(post, {
     snapshotBytes: Number(params.get("snapshot-bytes")) || 0,
     plain: params.get("boot") === "plain",
+    controlled: params.has("controlled"),
+    keep: params.has("keep-snapshot"),
     testStall: params.get("test-stall"),
     testImport: params.get("test-import"),
   });
@@ -348,7 +387,7 @@ export function boot(post, params) {
   return ready;
 }
 
-async function start(post, { snapshotBytes, plain, testStall, testImport }) {
+async function start(post, { snapshotBytes, plain, controlled, keep, testStall, testImport }) {
   const started = performance.now();
   status(post, "runtime", "Loading the Python runtime");
   if (testStall === "thread") for (;;);
@@ -357,7 +396,9 @@ async function start(post, { snapshotBytes, plain, testStall, testImport }) {
   // after it is live): a plain boot after a failed snapshot asks for it then.
   const runtimeFiles = ["pyodide.asm.wasm", "pyodide-lock.json"].map((name) => RUNTIME + name);
   prefetch(plain ? [STDLIB_URL, ...runtimeFiles] : [SNAPSHOT_URL, ...runtimeFiles]);
-  const snapshot = plain ? Promise.reject(new Error("after a stalled start")) : loadSnapshot(snapshotBytes);
+  const file = { keep: null, drop: null }; // see loadSnapshot
+  const snapshot = plain ? Promise.reject(new Error("after a stalled start"))
+    : loadSnapshot(snapshotBytes, { controlled, keep }, file);
   compileEarly(RUNTIME + "pyodide.asm.wasm");
   snapshot.then(() => stage("snapshot_bytes"), () => {});
   snapshot.catch(() => {}); // reported below, when the boot falls back
@@ -376,6 +417,8 @@ async function start(post, { snapshotBytes, plain, testStall, testImport }) {
   } catch (err) {
     kind = "plain";
     fallback = reason(err);
+    file.keep = null;
+    file.drop?.().catch(() => {}); // a kept copy this runtime did not take: the next boot inflates the file again
     status(post, "python", `Starting without the snapshot (${fallback})`, true);
     handle = await bootPlain(loadPyodide, post);
   } finally {
@@ -386,5 +429,8 @@ async function start(post, { snapshotBytes, plain, testStall, testImport }) {
   if (fallback) ready.fallback = fallback;
   if (testImport && handle.stdlib) ready.stdlibImport = importNow(handle, testImport);
   post(ready);
+  // Once live, the inflated snapshot is kept for the next boot (loadSnapshot).
+  file.keep?.().catch(() => {}); // no Cache Storage (a private window, an insecure origin): every boot inflates
+  file.keep = null;
   return handle;
 }
