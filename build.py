@@ -30,7 +30,6 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as etree
-import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -130,6 +129,7 @@ MIME_TYPES = {
     ".zip": "application/zip",
     ".whl": "application/zip",
     ".gz": "application/octet-stream",
+    ".br": "application/octet-stream",
     ".svg": "image/svg+xml",
     ".png": "image/png",
     ".webmanifest": "application/manifest+json",
@@ -138,7 +138,7 @@ MIME_TYPES = {
 
 PRECOMPRESSED = (".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".webmanifest", ".wasm")
 """Files the build writes gzip (``.gz``) and brotli (``.br``) copies of, for hosts that serve them.
-Not the snapshot: it is gzipped already, and the worker inflates it itself (NOTES.md: a
+Not the snapshot: it is brotli-compressed already, and the worker inflates it itself (NOTES.md: a
 Content-Encoding for it was measured slower). Not the zip and wheel: compressed already."""
 ENCODINGS = (("br", ".br"), ("gzip", ".gz"))
 """Content codings ``serve`` offers, best first (brotli only where the ``brotli`` package is installed)."""
@@ -966,14 +966,30 @@ def check_pyodide(config: Config) -> Path:
 
 
 # -- memory snapshot (tools/make_snapshot.mjs) -------------------------------
-SNAPSHOT_NAME = "snapshot.bin.gz"
-"""Pyodide's memory after starting Python and importing the engine; the worker boots from it."""
+SNAPSHOT_NAME = "snapshot.bin.br"
+"""Pyodide's memory after starting Python and importing the engine; the worker boots from it.
+Brotli-compressed (3.9 MB, where gzip -9 made 5.7 MB of the same 17.3 MB), and inflated by the
+worker itself with a small WebAssembly decoder the site ships (`BROTLI_DECODER`): browsers'
+DecompressionStream takes gzip and deflate only, and a static host sends the file as it is."""
 SPARSE_MAGIC = 0x70737200  # "\0rsp", little-endian: a snapshot without the pages a fresh runtime has
 SPARSE_VERSION = 2
+SNAPSHOT_BROTLI = {"quality": 11, "lgwin": 24}
+"""Brotli's best quality and its largest standard window (16 MB: the 17 MB file's far repeats are
+in reach). About 35 s of one core once per new snapshot (kept in PRECOMPRESS_CACHE by content,
+and a snapshot is byte-stable across builds of one tree); quality 9 takes 4 s and ships 0.5 MB
+more (NOTES.md)."""
+BROTLI_DECODER = ("brotli-dec-wasm", "2.3.2", "sha512-5H+k8eVLIJY6B4olN2HP9QzJAxcplf0jV7mWnkpxvOSeUE9Np"
+                  "g3dQ2pgLn30a9MUFHNro1iSmtdu6VNdlb+TIw==")
+"""The npm package (MIT OR Apache-2.0: Rust's brotli-decompressor as WebAssembly, 208 KB, 99 KB
+gzipped), its pinned version and the registry's integrity, as for Pyodide."""
+BROTLI_DECODER_FILES = {"pkg/brotli_dec_wasm.js": "brotli_dec_wasm.js",
+                        "pkg/brotli_dec_wasm_bg.wasm": "brotli_dec_wasm_bg.wasm",
+                        "LICENSE-MIT.txt": "brotli_dec_wasm.LICENSE-MIT.txt"}
+"""Its files the site ships, beside Pyodide's (``pyodide/``), by their name there."""
 
 
 def make_snapshot(package: Path, wheel: Path, out: Path) -> bytes:
-    """Boot Pyodide in Node from the shipped files, import the engine, snapshot, gzip."""
+    """Boot Pyodide in Node from the shipped files, import the engine, snapshot: the sparse file, uncompressed."""
     node = os.environ.get("NODE", "node")
     if not shutil.which(node):
         raise BuildError(f"node is missing ({node}): the Pyodide memory snapshot is made with Node")
@@ -984,14 +1000,54 @@ def make_snapshot(package: Path, wheel: Path, out: Path) -> bytes:
     return out.read_bytes()
 
 
-def snapshot_size(packed: bytes) -> int:
+def brotli_decoder(config: Config) -> dict[str, bytes]:
+    """The decoder's files from node_modules, after checking its version and recorded integrity."""
+    name, version, integrity = BROTLI_DECODER
+    package = config.node_modules / name
+    manifest = package / "package.json"
+    if not manifest.exists():
+        raise BuildError(f"node_modules/{name} is missing: run 'npm ci' (./dev does it)")
+    found = json.loads(manifest.read_text())["version"]
+    if found != version:
+        raise BuildError(f"node_modules has {name} {found}; this site pins {version}")
+    recorded = json.loads((ROOT / "package-lock.json").read_text())["packages"][f"node_modules/{name}"]["integrity"]
+    if recorded != integrity:
+        raise BuildError(f"package-lock.json records {recorded} for {name}, expected {integrity}")
+    return {f"pyodide/{shipped}": (package / source).read_bytes() for source, shipped in BROTLI_DECODER_FILES.items()}
+
+
+def compress_snapshot(sparse: bytes) -> bytes:
+    """The sparse snapshot brotli-compressed (``SNAPSHOT_BROTLI``), kept in PRECOMPRESS_CACHE by content."""
+    brotli = _brotli()
+    if brotli is None:
+        raise BuildError("the snapshot ships brotli-compressed: the brotli package is missing (requirements-dev.txt)")
+    settings = ",".join(f"{k}{v}" for k, v in sorted(SNAPSHOT_BROTLI.items()))
+    key = PRECOMPRESS_CACHE / f"{hashlib.sha256(sparse).hexdigest()}.{settings}.br"
+    if key.exists():
+        return key.read_bytes()
+    packed = brotli.compress(sparse, **SNAPSHOT_BROTLI)
+    key.parent.mkdir(parents=True, exist_ok=True)
+    part = key.with_suffix(f".{os.getpid()}.tmp")
+    part.write_bytes(packed)
+    part.replace(key)
+    return packed
+
+
+def check_snapshot_decodes(packed: Path, sparse: Path, decoder: Path) -> None:
+    """The shipped file, inflated in Node the worker's way (snapshot.js with the shipped decoder), must be the snapshot."""
+    made = subprocess.run([os.environ.get("NODE", "node"), str(ROOT / "tools" / "check_snapshot.mjs"),
+                           str(packed), str(sparse), str(decoder)], capture_output=True, text=True)
+    if made.returncode != 0:
+        raise BuildError(f"the compressed snapshot does not inflate to the snapshot: ...{made.stderr[-1500:]}")
+
+
+def snapshot_size(sparse: bytes) -> int:
     """The plain snapshot's size, which Pyodide sizes its memory by.
 
     The shipped snapshot is sparse (site/static/snapshot.js has the layout);
     its fixed header says the size of the plain snapshot it stands for.
     """
-    head = zlib.decompressobj(wbits=31).decompress(packed, 24)
-    magic, version, size = struct.unpack_from("<3I", head)
+    magic, version, size = struct.unpack_from("<3I", sparse)
     if (magic, version) != (SPARSE_MAGIC, SPARSE_VERSION):
         raise BuildError("the memory snapshot is not in the sparse layout site/static/snapshot.js reads")
     return size
@@ -1010,8 +1066,9 @@ def shipped_packages_only(lock: bytes, shipped: set[str]) -> bytes:
     return json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
 
 
-def runtime_files(config: Config, workdir: Path) -> dict[str, bytes]:
-    """Pyodide's boot files, the engine wheel and a lock file that lists it."""
+def runtime_files(config: Config, workdir: Path) -> tuple[dict[str, bytes], int]:
+    """Pyodide's boot files, the engine wheel, a lock file that lists it, the memory snapshot and its
+    decoder; and the plain snapshot's size (what the pages tell the worker)."""
     package = check_pyodide(config)
     wheel = build_wheel(workdir)
     stage = workdir / "pyodide"
@@ -1027,8 +1084,14 @@ def runtime_files(config: Config, workdir: Path) -> dict[str, bytes]:
     files[f"pyodide/{wheel.name}"] = wheel.read_bytes()
     files["pyodide/pyodide-lock.json"] = shipped_packages_only(
         (stage / "pyodide-lock.json").read_bytes(), {name.removeprefix("pyodide/") for name in files})
-    files[f"pyodide/{SNAPSHOT_NAME}"] = make_snapshot(package, wheel, stage / SNAPSHOT_NAME)  # memory snapshot
-    return files
+    decoder = brotli_decoder(config)
+    files.update(decoder)
+    sparse = make_snapshot(package, wheel, stage / "snapshot.bin")  # memory snapshot
+    packed = compress_snapshot(sparse)
+    (stage / SNAPSHOT_NAME).write_bytes(packed)
+    check_snapshot_decodes(stage / SNAPSHOT_NAME, stage / "snapshot.bin", config.node_modules / BROTLI_DECODER[0])
+    files[f"pyodide/{SNAPSHOT_NAME}"] = packed
+    return files, snapshot_size(sparse)
 
 
 def static_files(config: Config) -> dict[str, bytes]:
@@ -1041,11 +1104,11 @@ def build(config: Config) -> dict[str, bytes]:
     env = make_env(config)
     pages = collect_pages(config)
     runtime: dict[str, bytes] = {}
+    snapshot_bytes = None
     if config.runtime:
         with tempfile.TemporaryDirectory() as tmp:
-            runtime = runtime_files(config, Path(tmp))
-    snapshot = runtime.get(f"pyodide/{SNAPSHOT_NAME}")
-    rendered = render_pages(config, env, pages, snapshot_size(snapshot) if snapshot else None)
+            runtime, snapshot_bytes = runtime_files(config, Path(tmp))
+    rendered = render_pages(config, env, pages, snapshot_bytes)
     files: dict[str, bytes] = {path: html.encode() for path, html in rendered.items()}
     files.update(static_files(config))
     files.update(runtime)
@@ -1232,7 +1295,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Serve ``.br`` / ``.gz`` copies where accepted (a benchmark of an uncompressing host sets it False)."""
 
     def end_headers(self) -> None:
-        # The .gz snapshot goes out as it is, as static hosts send it, and the
+        # The .br snapshot goes out as it is, as static hosts send it, and the
         # worker inflates it: with Content-Encoding the browser's network thread
         # inflates it instead and holds up the runtime's other files meanwhile.
         self.send_header("Cache-Control", "no-cache")

@@ -15,8 +15,21 @@
 // runtime, the snapshot, the wheel) are answered from the cache, whatever
 // their query string; any other request goes to the network as usual. Scope:
 // the folder of sw.js, so the site works in a subpath; no special headers.
+//
+// The snapshot ships brotli-compressed, and the engine worker inflates it on
+// every boot (0.5-2.5 s). Once booted from it, the page's worker keeps the
+// inflated bytes in a cache of their own (KEPT_CACHE, the same names as
+// site/static/snapshot.js), marked with the SHA-256 of the brotli file they
+// came from. The snapshot's URL is answered with that copy when the mark is
+// this build's brotli file's digest, and only then: the copy is this build's
+// file, inflated (whenever and by whichever page it was kept), so a runtime
+// never meets another build's snapshot. A copy of another build is deleted
+// when this build takes over.
 
 const PREFIX = "rules-explorer-";
+const SNAPSHOT = "pyodide/snapshot.bin.br";
+const KEPT_CACHE = "rules-explorer:inflated";
+const KEPT_FROM = "X-Inflated-From";
 const CACHE = PREFIX + BUILD;
 const BASE = new URL("./", self.location.href).href;
 const TYPES = {
@@ -77,6 +90,7 @@ self.addEventListener("activate", (event) => {
     for (const name of await caches.keys()) {
       if (name.startsWith(PREFIX) && name !== CACHE) await caches.delete(name);
     }
+    if ((await caches.has(KEPT_CACHE)) && !(await kept())) await (await caches.open(KEPT_CACHE)).delete(BASE + SNAPSHOT);
     await self.clients.claim();
   })());
 });
@@ -86,8 +100,15 @@ self.addEventListener("message", (event) => {
   if (event.data && event.data.op === "build") event.source.postMessage({ op: "build", build: BUILD });
 });
 
+// The snapshot inflated, if kept from this build's file (see the top).
+async function kept() {
+  const copy = await caches.match(BASE + SNAPSHOT, { cacheName: KEPT_CACHE });
+  const from = copy && copy.headers.get(KEPT_FROM);
+  return from && Object.hasOwn(FILES, SNAPSHOT) && from.startsWith(FILES[SNAPSHOT]) ? copy : null;
+}
+
 async function answer(path, request) {
-  const hit = await (await caches.open(CACHE)).match(BASE + path);
+  const hit = (path === SNAPSHOT && (await kept())) || (await (await caches.open(CACHE)).match(BASE + path));
   return hit || fetch(request);
 }
 

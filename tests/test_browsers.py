@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import brotli
 import pytest
 from browsers import Chromium, Driver, Firefox, WebKit
 from conftest import serving
@@ -206,7 +207,7 @@ def _replace(path: Path, text: str | bytes) -> None:
 def corrupt_snapshot_url(built_site, tmp_path_factory) -> Iterator[str]:
     """The built site with a snapshot that is not one."""
     copy = _symlinked_copy(built_site, tmp_path_factory.mktemp("corrupt-snapshot"))
-    _replace(copy / "pyodide" / "snapshot.bin.gz", b"garbage")
+    _replace(copy / "pyodide" / "snapshot.bin.br", b"garbage")
     with serving(copy) as url:
         yield url
 
@@ -283,6 +284,63 @@ def test_an_import_before_the_standard_library_has_come_fetches_it(driver, impor
     assert report and report["imported"], (driver.name, report)
     assert report["before"]["zip"] == "missing" and report["after"] == {"zip": "ready", "by": "import"}, (driver.name, report)
     widgets_match_cpython(driver, SG_PAGE)
+
+
+INFLATE = """(snapshotJs, decoderJs, decoderWasm, file) => {
+    window.inflated = null;
+    (async () => {
+        const { inflateSnapshot } = await import(snapshotJs);
+        const decoder = await import(decoderJs);
+        await decoder.default({ module_or_path: decoderWasm });
+        const brotli = new Uint8Array(await (await fetch(file)).arrayBuffer());
+        const body = (bytes) => new ReadableStream({ start(c) {
+            for (let at = 0; at < bytes.length; at += 65536) c.enqueue(bytes.slice(at, at + 65536));
+            c.close(); } });
+        const time = async (bytes) => {
+            const started = performance.now();
+            const out = await inflateSnapshot(body(bytes), 0, () => {}, async () => decoder);
+            return [performance.now() - started, out];
+        };
+        const ms = { brotli: [], gzip: [] };
+        let sparse;
+        for (let i = 0; i < 3; i++) { const [t, out] = await time(brotli); ms.brotli.push(Math.round(t)); sparse = out; }
+        const gzip = new Uint8Array(await new Response(body(sparse).pipeThrough(new CompressionStream('gzip'))).arrayBuffer());
+        for (let i = 0; i < 3; i++) { const [t] = await time(gzip); ms.gzip.push(Math.round(t)); }
+        const memory = (await decoder.default({ module_or_path: decoderWasm })).memory.buffer.byteLength;
+        const native = (() => { try { new DecompressionStream('brotli'); return true; } catch { return false; } })();
+        window.inflated = { length: sparse.length, head: Array.from(sparse.subarray(0, 4)), ms, memory, native };
+    })().catch((err) => { window.inflated = { error: String(err) }; });
+}"""
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_the_brotli_snapshot_is_inflated_and_restored(driver, built_site):
+    """The snapshot ships brotli-compressed (issue 23: a first visit's bytes): the worker loads the
+    decoder the site ships, inflates the file with it and restores it, and the widgets answer as
+    CPython does; the page's own thread inflates it too, under the site's CSP, to the sparse snapshot
+    (the time it takes, brotli and gzip alike, and the decoder's WebAssembly memory after it, are
+    printed: NOTES.md). An origin of its own: on this module's (WebKit keeps its storage), a service
+    worker of an earlier test would answer with the inflated copy kept then (test_offline.py)."""
+    with serving(built_site) as site_url:
+        inflate_and_restore(driver, site_url, built_site)
+
+
+def inflate_and_restore(driver: Driver, site_url: str, built_site: Path) -> None:
+    booted = open_live(driver, site_url + SG_PAGE)
+    stages = driver.call("() => window.rulesExplorer.engine.bootStages")
+    assert {"brotli_decoder", "snapshot_bytes", "python_restored"} <= set(stages), (driver.name, stages)
+    assert stages["brotli_decoder"] <= stages["snapshot_bytes"] <= stages["python_restored"], (driver.name, stages)
+    widgets_match_cpython(driver, SG_PAGE)
+    driver.call(INFLATE, site_url + "static/snapshot.js", site_url + "pyodide/brotli_dec_wasm.js",
+                site_url + "pyodide/brotli_dec_wasm_bg.wasm", site_url + "pyodide/snapshot.bin.br")
+    inflated = driver.wait("() => window.inflated", timeout=BOOT_S)
+    assert "error" not in inflated, (driver.name, inflated)
+    sparse = brotli.decompress((built_site / "pyodide" / "snapshot.bin.br").read_bytes())
+    assert inflated["length"] == len(sparse) and bytes(inflated["head"]) == sparse[:4], (driver.name, inflated)
+    print(f"{driver.name}: {booted['status']}; inflating {len(sparse):,} bytes in the page, ms: {inflated['ms']}; "
+          f"the decoder's memory after: {inflated['memory']:,} bytes; "
+          f"DecompressionStream('brotli'): {inflated['native']}")
+    assert driver.errors() == [], driver.name
 
 
 def lightest_pages(site: Path) -> list[str]:

@@ -93,9 +93,9 @@ def test_text_and_webassembly_files_have_gzip_and_brotli_copies(fixture_site):
 
 
 def test_the_snapshot_and_archives_are_not_compressed_again():
-    snapshot = gzip.compress(b"\0" * 50_000)
+    snapshot = brotli.compress(b"\0" * 50_000)
     wasm = b"\0asm" + bytes(range(256)) * 400
-    copies = build.precompressed({"pyodide/snapshot.bin.gz": snapshot, "pyodide/python_stdlib.zip": b"PK" * 5000,
+    copies = build.precompressed({f"pyodide/{build.SNAPSHOT_NAME}": snapshot, "pyodide/python_stdlib.zip": b"PK" * 5000,
                                   "pyodide/x.whl": b"PK" * 5000, "pyodide/pyodide.asm.wasm": wasm})
     assert set(copies) == {"pyodide/pyodide.asm.wasm.gz", "pyodide/pyodide.asm.wasm.br"}
     assert brotli.decompress(copies["pyodide/pyodide.asm.wasm.br"]) == wasm
@@ -160,15 +160,13 @@ def test_serve_answers_a_revalidation_of_a_precompressed_copy_with_304(fixture_s
             assert response.status == 200 and response.headers["Content-Encoding"] == "br"
 
 
-def test_serve_sends_the_gzipped_snapshot_as_it_is(tmp_path):
-    snapshot = gzip.compress(b"snapshot" * 1000)
-    (tmp_path / "pyodide").mkdir()
-    (tmp_path / "pyodide" / "snapshot.bin.gz").write_bytes(snapshot)
+def test_serve_sends_the_compressed_snapshot_as_it_is(tmp_path):
+    snapshot = brotli.compress(b"snapshot" * 1000)
     wasm = b"\0asm" + bytes(range(256)) * 400
-    build.write(tmp_path, {"pyodide/snapshot.bin.gz": snapshot, "pyodide/pyodide.asm.wasm": wasm,
+    build.write(tmp_path, {f"pyodide/{build.SNAPSHOT_NAME}": snapshot, "pyodide/pyodide.asm.wasm": wasm,
                            **build.precompressed({"pyodide/pyodide.asm.wasm": wasm})})
     with serving(tmp_path) as url:
-        status, headers, body = get(url + "pyodide/snapshot.bin.gz", "gzip, br")
+        status, headers, body = get(url + f"pyodide/{build.SNAPSHOT_NAME}", "gzip, br")
         assert "content-encoding" not in headers and body == snapshot  # the worker inflates it itself
         assert headers["content-type"] == "application/octet-stream"
         status, headers, body = get(url + "pyodide/pyodide.asm.wasm", "gzip, br")

@@ -1,22 +1,23 @@
 // Make the Pyodide memory snapshot the engine worker boots from.
 //
-//   node tools/make_snapshot.mjs PYODIDE_DIR WHEEL OUT.bin.gz
+//   node tools/make_snapshot.mjs PYODIDE_DIR WHEEL OUT.bin
 //
 // PYODIDE_DIR is node_modules/pyodide: the very files the site ships, because
 // a snapshot only restores into the Pyodide build that made it (the build id is
 // checked on restore). The engine wheel is unpacked with unpackArchive (a
 // snapshot cannot follow loadPackage), every engine module is imported, every
 // widget answers once (engine.api.warm_up), the C heap's free memory is
-// zeroed (clearFreeMemory), and the snapshot is taken. It is
-// written sparse (site/static/snapshot.js has the layout: its all-zero pages
-// left out, and the pages that a fresh runtime, started twice here, holds
-// already as the snapshot has them, with a checksum each) and gzip-compressed,
-// and checked first: restored the way the worker restores it, the memory must
-// equal Pyodide's own restore byte for byte, and the engine must answer
-// with no standard library on its file system (the worker's comes later).
-// Prints one JSON line: {"bytes": the plain snapshot's size, "sparse": the
-// file's size before gzip, "gzip": after, "held_pages": how many pages the
-// fresh runtime supplies, "cleared": the free bytes zeroed, ...}.
+// zeroed (clearFreeMemory), and the snapshot is taken. It is written sparse
+// (site/static/snapshot.js has the layout: its all-zero pages left out, and
+// the pages that a fresh runtime, started twice here, holds already as the
+// snapshot has them, with a checksum each), uncompressed (build.py compresses
+// it with brotli and tools/check_snapshot.mjs inflates that file the worker's
+// way), and checked first: restored the way the worker restores it, the
+// memory must equal Pyodide's own restore byte for byte, and the engine must
+// answer with no standard library on its file system (the worker's comes
+// later). Prints one JSON line: {"bytes": the plain snapshot's size,
+// "sparse": the file's size, "held_pages": how many pages the fresh runtime
+// supplies, "cleared": the free bytes zeroed, ...}.
 //
 // A restored snapshot has Python's memory but not the file system: the wheel's
 // files are gone, so everything the engine will ever import must be imported
@@ -25,13 +26,12 @@
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { gzipSync } from "node:zlib";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [pyodideDir, wheelPath, outPath] = process.argv.slice(2);
 if (!outPath) {
-  console.error("usage: node tools/make_snapshot.mjs PYODIDE_DIR WHEEL OUT.bin.gz");
+  console.error("usage: node tools/make_snapshot.mjs PYODIDE_DIR WHEEL OUT.bin");
   process.exit(2);
 }
 const indexURL = resolve(pyodideDir) + "/";
@@ -116,10 +116,9 @@ rmSync(dirname(noStdlib), { recursive: true });
 restored.runPython(CHECK);
 const check = JSON.parse(restored.runPython("_check_result"));
 
-const gzipped = gzipSync(packed); // level 9 saves 0.6 % for 1.5 s more
-writeFileSync(outPath, gzipped);
+writeFileSync(outPath, packed);
 const held = new DataView(packed.buffer, packed.byteOffset, SPARSE_FIXED).getUint32(24, true);
-console.log(JSON.stringify({ bytes: snapshot.length, sparse: packed.length, gzip: gzipped.length, held_pages: held, cleared, ...info, ...check }));
+console.log(JSON.stringify({ bytes: snapshot.length, sparse: packed.length, held_pages: held, cleared, ...info, ...check }));
 
 // Zeroes the C heap's free memory, as much of it as can be had without the
 // heap growing: what Python freed there (the warm-up's garbage, modules'

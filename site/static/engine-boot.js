@@ -9,6 +9,10 @@
 // - ?snapshot-bytes=N: the memory snapshot's size, from the build;
 // - ?boot=plain: the page restarted a boot that stalled, and asks for the
 //   plain one;
+// - ?controlled: the page is served by the site's service worker, which
+//   answers with the inflated snapshot kept by an earlier boot, if any;
+// - ?keep-snapshot: once live, keep the snapshot inflated for that (the
+//   page's own worker, where a service worker may be: loadSnapshot);
 // - ?test-stall=thread: tests make this boot's thread stick after its first
 //   status, as Firefox's did (NOTES.md);
 // - ?test-import=NAME: tests have a snapshot boot import the module NAME (one
@@ -29,7 +33,8 @@
 // snapshot downloads and is inflated (loadSnapshot), and only the restore
 // waits for it (bootOn). The snapshot is sparse (without its all-zero pages
 // and those the fresh runtime holds already) and goes straight into
-// Pyodide's memory (snapshot.js).
+// Pyodide's memory (snapshot.js). It comes brotli-compressed and is inflated
+// here as it arrives, by a WebAssembly decoder the site ships (loadSnapshot).
 //
 // Everything the boot downloads is requested at once, when the worker starts
 // (a worker has no <link rel=preload>): Pyodide asks for its runtime files only
@@ -49,7 +54,8 @@
 // No worker is started from here (see loadSnapshot).
 
 const RUNTIME = new URL("../pyodide/", import.meta.url).href;
-const SNAPSHOT_URL = RUNTIME + "snapshot.bin.gz";
+const SNAPSHOT_URL = RUNTIME + "snapshot.bin.br";
+const BROTLI_DECODER = RUNTIME + "brotli_dec_wasm.js";
 const STDLIB_URL = RUNTIME + "python_stdlib.zip";
 // What the snapshot boot gives Pyodide for its standard library: an empty zip
 // (its end record alone), answered here, never asked of the network.
@@ -154,9 +160,54 @@ function reason(err) {
 // No helper worker: in Firefox, a worker started from this worker now and
 // then left this one stuck for good (NOTES.md, issue 11); in Chromium on
 // two cores the difference was within the noise.
-async function loadSnapshot(snapshotBytes) {
-  const { fetchSnapshot, readSnapshot } = await import("./snapshot.js");
-  return readSnapshot(await fetchSnapshot(SNAPSHOT_URL, snapshotBytes, progress));
+// The snapshot is brotli-compressed; its decoder (brotli-dec-wasm, 208 KB of
+// WebAssembly, shipped beside Pyodide's files) loads and compiles while the
+// snapshot's first bytes are on their way, unless the page is served by the
+// site's service worker (`controlled`): that one most likely answers with the
+// inflated copy kept on an earlier visit (snapshot.js, KEPT_CACHE), and the
+// decoder is loaded only if the file's first bytes say brotli after all.
+// `file` is told how it went: `kept` when the copy was used (stage
+// "snapshot_kept"), and, when `keep` is asked for and the brotli file was
+// inflated, `keep()`, which puts the inflated bytes in the cache for next time
+// (the page's own worker calls it once it is live).
+async function loadSnapshot(snapshotBytes, { controlled, keep }, file) {
+  let decoder = null;
+  const brotli = () => (decoder ??= brotliDecoder());
+  if (!controlled) brotli().catch(() => {}); // reported by fetchSnapshot, should the snapshot need it
+  const { fetchSnapshot, readSnapshot, keepInflated, dropInflated } = await import("./snapshot.js");
+  const options = { size: snapshotBytes, progress, brotli, keep };
+  let got;
+  try {
+    got = await fetchSnapshot(SNAPSHOT_URL, options);
+  } catch (err) {
+    if (!err.kept) throw err;
+    // A kept copy that cannot be read (cut or spoilt in the cache): dropped,
+    // and the service worker asked again, which now answers with the brotli file.
+    stage("snapshot_kept_refused");
+    await dropInflated(SNAPSHOT_URL).catch(() => {});
+    got = await fetchSnapshot(SNAPSHOT_URL, options);
+  }
+  if (got.kept) {
+    stage("snapshot_kept");
+    file.drop = () => dropInflated(SNAPSHOT_URL);
+  } else if (got.brotli) {
+    let { bytes, brotli: packed } = got;
+    file.keep = async () => {
+      try {
+        if (await keepInflated(SNAPSHOT_URL, bytes, packed)) stage("snapshot_stored");
+      } finally {
+        bytes = packed = null;
+      }
+    };
+  }
+  return readSnapshot(got.bytes);
+}
+
+async function brotliDecoder() {
+  const decoder = await import(BROTLI_DECODER);
+  await decoder.default({ module_or_path: RUNTIME + "brotli_dec_wasm_bg.wasm" });
+  stage("brotli_decoder");
+  return decoder;
 }
 
 // The engine's request handler. After a plain boot, a first request imports
@@ -326,6 +377,8 @@ export function boot(post, params) {
   const ready = start(post, {
     snapshotBytes: Number(params.get("snapshot-bytes")) || 0,
     plain: params.get("boot") === "plain",
+    controlled: params.has("controlled"),
+    keep: params.has("keep-snapshot"),
     testStall: params.get("test-stall"),
     testImport: params.get("test-import"),
   });
@@ -334,7 +387,7 @@ export function boot(post, params) {
   return ready;
 }
 
-async function start(post, { snapshotBytes, plain, testStall, testImport }) {
+async function start(post, { snapshotBytes, plain, controlled, keep, testStall, testImport }) {
   const started = performance.now();
   status(post, "runtime", "Loading the Python runtime");
   if (testStall === "thread") for (;;);
@@ -343,7 +396,9 @@ async function start(post, { snapshotBytes, plain, testStall, testImport }) {
   // after it is live): a plain boot after a failed snapshot asks for it then.
   const runtimeFiles = ["pyodide.asm.wasm", "pyodide-lock.json"].map((name) => RUNTIME + name);
   prefetch(plain ? [STDLIB_URL, ...runtimeFiles] : [SNAPSHOT_URL, ...runtimeFiles]);
-  const snapshot = plain ? Promise.reject(new Error("after a stalled start")) : loadSnapshot(snapshotBytes);
+  const file = { keep: null, drop: null }; // see loadSnapshot
+  const snapshot = plain ? Promise.reject(new Error("after a stalled start"))
+    : loadSnapshot(snapshotBytes, { controlled, keep }, file);
   compileEarly(RUNTIME + "pyodide.asm.wasm");
   snapshot.then(() => stage("snapshot_bytes"), () => {});
   snapshot.catch(() => {}); // reported below, when the boot falls back
@@ -362,6 +417,8 @@ async function start(post, { snapshotBytes, plain, testStall, testImport }) {
   } catch (err) {
     kind = "plain";
     fallback = reason(err);
+    file.keep = null;
+    file.drop?.().catch(() => {}); // a kept copy this runtime did not take: the next boot inflates the file again
     status(post, "python", `Starting without the snapshot (${fallback})`, true);
     handle = await bootPlain(loadPyodide, post);
   } finally {
@@ -372,5 +429,8 @@ async function start(post, { snapshotBytes, plain, testStall, testImport }) {
   if (fallback) ready.fallback = fallback;
   if (testImport && handle.stdlib) ready.stdlibImport = importNow(handle, testImport);
   post(ready);
+  // Once live, the inflated snapshot is kept for the next boot (loadSnapshot).
+  file.keep?.().catch(() => {}); // no Cache Storage (a private window, an insecure origin): every boot inflates
+  file.keep = null;
   return handle;
 }

@@ -22,14 +22,24 @@
   // Resolved now: in-site links change the page's URL, and a relative src with it.
   var url = new URL("engine-worker.js", script.src);
   if (script.dataset.snapshotBytes) url.searchParams.set("snapshot-bytes", script.dataset.snapshotBytes);
+  // The service worker (offline.js) serves the snapshot inflated once a boot
+  // has kept it so (engine-boot.js): the page's own worker keeps it where a
+  // service worker can be, and any worker of a page it serves expects it.
+  var serviceWorker = "serviceWorker" in navigator && globalThis.rulesExplorerOffline !== false;
+  function base() {
+    var workerUrl = new URL(url);
+    if (serviceWorker && navigator.serviceWorker.controller) workerUrl.searchParams.set("controlled", "");
+    return workerUrl;
+  }
 
   var started = 0;
 
   function start(options) {
     if (window.rulesExplorerWorker) return window.rulesExplorerWorker;
     performance.mark("engine-start");
-    var workerUrl = new URL(url);
+    var workerUrl = base();
     if (options && options.plain) workerUrl.searchParams.set("boot", "plain");
+    if (serviceWorker) workerUrl.searchParams.set("keep-snapshot", "");
     if (globalThis.rulesExplorerTestStall && started++ < (globalThis.rulesExplorerTestStalls || 1)) {
       workerUrl.searchParams.set("test-stall", globalThis.rulesExplorerTestStall);
     }
@@ -45,7 +55,7 @@
   // An extra worker for runs shared by several (pool.js): booted the same way,
   // from the same snapshot; it skips the warm-up a page's own worker does.
   function spawn() {
-    var workerUrl = new URL(url);
+    var workerUrl = base();
     workerUrl.searchParams.set("role", "helper");
     return new Worker(workerUrl, { type: "module" });
   }

@@ -217,27 +217,113 @@ function streamOf(first, reader) {
   });
 }
 
-// The snapshot file's bytes, gunzipped here (static servers send the .gz file
-// as it is; a server that decoded it on the way, by Content-Encoding, is fine
-// too), in one buffer of the right size as they arrive. `size` is the page's
-// figure for a plain snapshot's length; a sparse one says its own.
-// `progress(n)` is told the number of bytes inflated so far, chunk by chunk.
-export async function fetchSnapshot(url, size = 0, progress = () => {}) {
+// The bytes of a snapshot file, inflated here as they arrive, into one buffer
+// of the right size. The build ships it brotli-compressed (3.9 MB, where gzip
+// made 5.7 MB), which DecompressionStream cannot read: `brotli()` loads the
+// decoder the site ships (engine-boot.js starts it loading beside the
+// download). A gzipped file is read too, and so is a plain one (a server that
+// decoded it on the way, by Content-Encoding, is fine; so is the inflated copy
+// the service worker keeps, see KEPT_CACHE). Which it is, the first bytes
+// tell: gzip's magic, a snapshot's own, or else brotli (which has no magic;
+// the build's stream never starts with a zero byte, as a snapshot's magic
+// does). `size` is the page's figure for a plain snapshot's length; a sparse
+// one says its own. `progress(n)` is told the number of bytes inflated so far,
+// chunk by chunk.
+//
+// Resolves with {bytes, kept, brotli}: `kept` is the X-Inflated-From of a kept
+// copy the service worker served (else null); `brotli` holds the file as it
+// came when it was brotli and `keep` was asked for (for the digest that names
+// a kept copy: keepInflated), else null.
+export async function fetchSnapshot(url, { size = 0, progress = () => {}, brotli = noBrotli, keep = false,
+  request = fetch } = {}) {
   let response;
   try {
-    response = await fetch(url);
+    response = await request(url);
   } catch (err) {
     throw new Error(`the snapshot did not download: ${reason(err)}`);
   }
   if (!response.ok) throw new Error(`the snapshot did not download: HTTP ${response.status}`);
-  const reader = response.body.getReader();
-  const sink = new Sink(size);
+  const kept = response.headers.get(KEPT_FROM);
+  const chunks = keep && !kept ? [] : null;
+  let used = false;
+  const body = chunks ? response.body.pipeThrough(new TransformStream({
+    transform(chunk, controller) { chunks.push(chunk); controller.enqueue(chunk); },
+  })) : response.body;
+  let bytes;
   try {
-    const head = await reader.read();
-    let stream = streamOf(head.value, reader);
-    if (head.value && head.value[0] === 0x1f && head.value[1] === 0x8b) {
+    bytes = await inflateSnapshot(body, size, progress, () => { used = true; return brotli(); });
+  } catch (err) {
+    err.kept = kept; // the caller drops a kept copy it could not read
+    throw err;
+  }
+  return { bytes, kept, brotli: used && chunks ? concat(chunks, chunks.reduce((n, c) => n + c.length, 0)) : null };
+}
+
+// The inflated snapshot kept for later visits. Inflating the brotli file
+// takes 0.5-0.8 s in Chromium and Firefox, 2.5 s in WebKitGTK, on every boot;
+// so once a page's own worker has booted from it, it puts the sparse bytes in
+// Cache Storage (KEPT_CACHE, one entry per snapshot URL), marked with the
+// SHA-256 of the brotli file they came from (KEPT_FROM). The site's service
+// worker (site/service-worker.js, which names the same cache and header)
+// answers the snapshot's URL with that copy only when the mark is the digest
+// of its own build's brotli file: the copy is then that file inflated, so a
+// runtime is never paired with another build's snapshot, however the copy
+// got there (a first visit before the service worker was installed, or an
+// older build). Without a service worker nothing reads the copy, and the
+// brotli file is inflated on every boot as before; a kept copy the boot could
+// not read is dropped (dropInflated) and the brotli file asked for again.
+export const KEPT_CACHE = "rules-explorer:inflated";
+export const KEPT_FROM = "X-Inflated-From";
+
+export async function sha256(bytes) {
+  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)),
+    (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// Keeps `bytes` (the sparse snapshot inflated from the brotli file `brotli`)
+// as `url`'s copy, unless the copy there is already this one. True if written.
+export async function keepInflated(url, bytes, brotli, storage = globalThis.caches) {
+  const from = await sha256(brotli);
+  const cache = await storage.open(KEPT_CACHE);
+  const old = await cache.match(url);
+  if (old && old.headers.get(KEPT_FROM) === from) return false;
+  await cache.put(url, new Response(bytes, { headers: { "Content-Type": "application/octet-stream", [KEPT_FROM]: from } }));
+  return true;
+}
+
+export async function dropInflated(url, storage = globalThis.caches) {
+  return (await storage.open(KEPT_CACHE)).delete(url);
+}
+
+async function noBrotli() {
+  throw new Error("no brotli decoder");
+}
+
+// A snapshot file's stream (see fetchSnapshot), inflated: the snapshot's bytes.
+export async function inflateSnapshot(body, size = 0, progress = () => {}, brotli = noBrotli) {
+  const reader = body.getReader();
+  const sink = new Sink(size);
+  let stream;
+  try {
+    const head = await readAtLeast(reader, 4);
+    stream = streamOf(head, reader);
+    if (head && head[0] === 0x1f && head[1] === 0x8b) {
       stream = stream.pipeThrough(new DecompressionStream("gzip"));
+    } else if (head && !isSnapshotMagic(head)) {
+      let decoder;
+      try {
+        decoder = await brotli();
+      } catch (err) {
+        throw new Error(`the snapshot's brotli decoder did not load: ${reason(err)}`);
+      }
+      stream = stream.pipeThrough(brotliStream(decoder));
     }
+  } catch (err) {
+    reader.cancel().catch(() => {});
+    if (String(err && err.message).startsWith("the snapshot")) throw err;
+    throw new Error(`the snapshot did not download: ${reason(err)}`);
+  }
+  try {
     for (const out = stream.getReader(); ;) {
       const { done, value } = await out.read();
       if (done) break;
@@ -245,9 +331,68 @@ export async function fetchSnapshot(url, size = 0, progress = () => {}) {
       progress(sink.length);
     }
   } catch (err) {
+    if (err instanceof NotBrotli) throw new Error("the snapshot is not a Pyodide memory snapshot"); // nor gzip, nor brotli
     throw new Error(`the snapshot is corrupt: ${reason(err)}`);
   }
   const bytes = sink.done();
   readSnapshot(bytes); // throws now, with the reason, if it is not one
   return bytes;
+}
+
+// The stream's first chunks, joined until they hold `n` bytes (or the stream
+// ended): null for an empty stream.
+async function readAtLeast(reader, n) {
+  const chunks = [];
+  let length = 0;
+  while (length < n) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    length += value.length;
+  }
+  return length ? (chunks.length === 1 ? chunks[0] : concat(chunks, length)) : null;
+}
+
+function isSnapshotMagic(head) {
+  if (head.length < 4) return false;
+  const magic = new DataView(head.buffer, head.byteOffset, 4).getUint32(0, true);
+  return magic === SPARSE_MAGIC || magic === PYODIDE_MAGIC;
+}
+
+// A TransformStream that inflates brotli with `decoder` (the brotli-dec-wasm
+// package: Rust's brotli-decompressor as WebAssembly), chunk by chunk as the
+// file arrives. The decoder's output comes in pieces of OUTPUT_BYTES at most.
+// Brotli has no magic number: bytes it cannot read (a host's HTML page for a
+// missing file, say) are NotBrotli, as a damaged file is.
+const OUTPUT_BYTES = 1 << 20;
+class NotBrotli extends Error {}
+export function brotliStream(decoder) {
+  const { BrotliDecStream, BrotliStreamResultCode: Code } = decoder;
+  const state = new BrotliDecStream();
+  let code = Code.NeedsMoreInput;
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (code === Code.ResultSuccess) throw new Error("bytes after the end of the brotli stream");
+      let input = chunk;
+      for (;;) {
+        let result;
+        try {
+          result = state.dec(input, OUTPUT_BYTES);
+        } catch (err) {
+          throw new NotBrotli(reason(err));
+        }
+        const out = result.buf;
+        code = result.code;
+        input = input.subarray(result.input_offset);
+        result.free();
+        if (out.length) controller.enqueue(out);
+        if (code !== Code.NeedsMoreOutput) break;
+      }
+      if (code === Code.ResultSuccess && input.length) throw new Error("bytes after the end of the brotli stream");
+    },
+    flush() {
+      state.free();
+      if (code !== Code.ResultSuccess) throw new Error("the brotli stream ends early");
+    },
+  });
 }
