@@ -60,17 +60,15 @@ def built_site(tmp_path_factory) -> Path:
     return out
 
 
-# -- parallel runs (pytest-xdist, ``./dev test``: -n 2 --dist load) ---------------
-# ``./dev test`` deals tests out one by one (--dist load) in the order below: the
-# longest browser module first (its worker builds the site), then the tests without
-# a browser (the other worker runs them during the build), then the other browser
-# modules, longest first by measured time, then any browser module not listed. So a
-# module's tests spread over both workers, each making the module's fixtures (a
-# browser, a served copy of the site) for itself. With --dist loadgroup each module
-# is one xdist group on one worker (the tests named in OWN_GROUP a group of their
-# own): fixtures made once, but session 13 measured it 20-22 min against 15-18 for
-# the whole run here (two heavy modules side by side for their whole length), so it
-# is not the default. Without xdist nothing here applies.
+# -- parallel runs (pytest-xdist, ``./dev test``: -n 2 --dist loadgroup) ----------
+# Each test module is one xdist group, so a module's fixtures (a browser, a live
+# page, a served copy of the site) are made once, on one worker; the tests named
+# in OWN_GROUP are a group of their own, so they can run beside the rest of their
+# module. Groups go out in this order, so the two workers end together: the
+# longest browser group (its worker builds the site), then the tests without a
+# browser (the other worker runs them during the build), then the other browser
+# groups, longest first by measured wall time, then any browser group not listed.
+# Without xdist nothing here applies.
 GROUP = pytest.StashKey[str]()
 OWN_GROUP = {"test_firefox_goes_live_on_every_fresh_load"}
 LONGEST_FIRST = ["test_simulation.py", "test_browser.py", "test_browsers.py", "test_atg_browser.py",
