@@ -492,7 +492,7 @@ export class LiveWidget {
       this.sim.setMode("precision");
     }
     // A number of trials the box cannot run is said with the engine's refusals, at the widget's top.
-    const refused = trials !== undefined && this.sim?.mode() === "trials" && this.sim.trials() === null
+    const unrunnable = trials !== undefined && this.sim?.mode() === "trials" && this.sim.trials() === null
       ? [trialsRefused(trials)] : [];
     const scenario = pairs[SCENARIO_KEY];
     delete pairs[SCENARIO_KEY];
@@ -501,7 +501,7 @@ export class LiveWidget {
     const answer = await this.engine.call({ op: "from_link", widget: this.widget, params: pairs, base: this.base });
     if (seq !== this.seq) return;
     if (!answer.error) fill(this.form, answer.result.inputs);
-    this.show(answer, answer.error ? [] : [...answer.result.rejected, ...refused]);
+    this.show(answer, answer.error ? [] : [...answer.result.rejected, ...unrunnable]);
     if (!answer.error && this.seedInput) this.showRoll(await this.requestRoll(collect(this.form), this.seedInput.value), seq);
     if (!answer.error && scenario !== undefined && this.scenario && seq === this.seq) {
       const refused = await this.scenario.apply(scenario);
