@@ -71,6 +71,12 @@ class Tab(Chromium):
         self.page.goto(url)
         self.wait(LIVE, timeout=BOOT_S)
 
+    def request_failed(self, request) -> None:
+        # A fetch the page itself gave up (the pager's neighbours, read ahead when idle, and then
+        # the test went on to the next page) is aborted, not missed by the cache: not counted.
+        if request.failure != "net::ERR_ABORTED":
+            self.failed.append(f"{request.url} ({request.failure})")
+
     def errors(self) -> list[str]:
         return (self.guard.errors + [f"left the site: {u}" for u in self.guard.foreign]
                 + [f"failed: {u}" for u in self.failed])
@@ -96,7 +102,7 @@ def test_after_one_visit_every_system_works_offline(tab, offline_site):
 
     tab.context.set_offline(True)
     assert tab.call("() => fetch('../build.json').then((r) => r.json()).then((b) => b.engine)")  # from the cache
-    tab.page.on("requestfailed", lambda r: tab.failed.append(r.url))
+    tab.page.on("requestfailed", tab.request_failed)
     for url in first:
         tab.go(site + url)
         booted = tab.call("() => document.documentElement.dataset.boot")
