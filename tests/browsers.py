@@ -21,6 +21,8 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,11 @@ WAIT_SLICE_S = 1.0
 """The longest a page polls within one driver call of ``Driver.wait``."""
 SCRIPT_TIMEOUT_S = 60
 """The longest any call may take in Firefox and WebKit (WebDriver's script timeout; the Firefox driver's own)."""
+PAGE_SETTINGS = "globalThis.rulesExplorerWarmUp = false;"
+"""Run before a test page's own scripts (where the browser's driver can): the engine worker skips its warm-up
+rounds (engine-worker.js), about 1.3 s of CPU a page load that the other test's browser needs on this 2-core
+machine. The tests of the warm-up, and the page tour in every browser, load pages without it (``as_readers``).
+WebDriver classic has no such script, so WebKit's pages always warm up."""
 SLICE_BOUND_S = 15.0
 """How long a slice's call may go unanswered before it counts as cut short (the page went away): a slice
 polls for WAIT_SLICE_S; the rest is room for a loaded machine. Without it Firefox waited puppeteer's protocol
@@ -42,6 +49,8 @@ class Driver:
     """What a test needs of a browser."""
 
     name = ""
+    page_settings = PAGE_SETTINGS
+    """A script the pages opened next run first (see PAGE_SETTINGS)."""
 
     def open(self, url: str) -> None:
         raise NotImplementedError
@@ -59,6 +68,15 @@ class Driver:
 
     def quit(self) -> None:
         pass
+
+    @contextmanager
+    def as_readers(self) -> Iterator[None]:
+        """Pages opened within load as a reader's do: no PAGE_SETTINGS (the worker warms up)."""
+        self.page_settings, kept = "", self.page_settings
+        try:
+            yield
+        finally:
+            self.page_settings = kept
 
     def wait(self, fn: str, *args: Any, timeout: float = 60, interval: float = 0.05) -> Any:
         """Poll ``fn`` until it returns a truthy value; return that value.
@@ -99,6 +117,8 @@ class Chromium(Driver):
         self.quit()
         self._errors = []
         self.context = self.browser.new_context()
+        if self.page_settings:
+            self.context.add_init_script(self.page_settings)
         self.page = self.context.new_page()
         self.page.on("console", lambda m: m.type == "error" and self._errors.append(f"console error: {m.text}"))
         self.page.on("pageerror", lambda exc: self._errors.append(f"page error: {exc}"))
@@ -141,7 +161,7 @@ class Firefox(Driver):
         return self._answer()
 
     def open(self, url: str) -> None:
-        self._send(op="open", url=url)
+        self._send(op="open", url=url, settings=self.page_settings)
 
     def call(self, fn: str, *args: Any) -> Any:
         return self._send(op="call", fn=fn, args=list(args))
@@ -183,7 +203,9 @@ class WebKit(Driver):
         if not display:
             self.xvfb.kill()
             raise RuntimeError("Xvfb did not start")
-        env = {**os.environ, "DISPLAY": f":{display}"}
+        # Without accelerated compositing: under Xvfb it is Mesa's software GL (llvmpipe), about a second of
+        # CPU a page load that the tests' other browser needs; pages lay out and paint the same.
+        env = {**os.environ, "DISPLAY": f":{display}", "WEBKIT_DISABLE_COMPOSITING_MODE": "1"}
         options = Options()
         options.add_argument("--automation")
         try:

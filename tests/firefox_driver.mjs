@@ -33,11 +33,12 @@ async function close() {
 }
 
 const ops = {
-  async open({ url }) {
+  async open({ url, settings = "" }) {
     await close();
     errors = [];
     context = await browser.createBrowserContext();
     page = await context.newPage();
+    if (settings) await page.evaluateOnNewDocument(settings); // before the page's own scripts (browsers.py)
     page.on("console", (message) => { if (message.type() === "error") errors.push(`console error: ${message.text()}`); });
     page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
     await page.goto(url);

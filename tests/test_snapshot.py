@@ -21,7 +21,7 @@ from conftest import PageGuard, serving
 from test_browser import SG, SG_PAGE, WIDGETS, base_inputs, wait_html
 
 import build
-from engine import widgets
+from engine import api, widgets
 
 pytestmark = pytest.mark.browser
 
@@ -460,11 +460,19 @@ def test_if_the_early_compile_fails_pyodide_fetches_the_webassembly_again(guarde
 
 def test_the_worker_warms_up_in_the_pause_after_the_start(guarded_page, site_url):
     """Once the page has been quiet a moment the worker runs every widget a few times
-    itself (its WebAssembly is then optimised), says so, and answers as before."""
+    itself (its WebAssembly is then optimised), says so, and answers as before. The
+    tests' pages skip the rounds (browsers.PAGE_SETTINGS); this one loads as a reader's."""
     page = guarded_page
+    page.goto(site_url + SG_PAGE)  # first as the tests load pages: no rounds, the rest as ever
+    wait_live(page)
+    page.wait_for_function("() => document.documentElement.dataset.engineWarmMs", timeout=BOOT_MS)
+    assert page.evaluate("document.documentElement.dataset.engineWarmRequests") == "0"
+    page.add_init_script("globalThis.rulesExplorerWarmUp = undefined;")  # after PageGuard's
     page.goto(site_url + SG_PAGE)
     wait_live(page)
     page.wait_for_function("() => document.documentElement.dataset.engineWarmMs", timeout=BOOT_MS)
+    # engine-worker.js's WARM_ROUNDS rounds of every request engine.api.warm_up_requests lists
+    assert page.evaluate("document.documentElement.dataset.engineWarmRequests") == str(3 * len(api.warm_up_requests()))
     stages = page.evaluate("window.rulesExplorer.engine.bootStages")
     assert stages["warm"] > stages["engine_ready"]
     live_ms = float(page.evaluate("document.documentElement.dataset.widgetsLiveMs"))

@@ -243,6 +243,7 @@ export class Engine extends WorkerLink {
     if (data.type === "warm") { // the worker has warmed its WebAssembly up: answers are at full speed
       this.bootStages = data.stages;
       document.documentElement.dataset.engineWarmMs = String(Math.round(performance.now()));
+      document.documentElement.dataset.engineWarmRequests = String(data.requests ?? 0);
       return true;
     }
     return false;

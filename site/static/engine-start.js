@@ -16,7 +16,8 @@
 // without the snapshot. Tests set globalThis.rulesExplorerTestStall
 // ("thread") to make the boot of the first rulesExplorerTestStalls workers
 // (default 1) stall, and globalThis.rulesExplorerTestImport to a module's name
-// for the worker's ?test-import (engine-boot.js).
+// for the worker's ?test-import (engine-boot.js), and globalThis.rulesExplorerWarmUp
+// to false for a worker that skips its warm-up (engine-worker.js).
 (function () {
   var script = document.currentScript;
   // Resolved now: in-site links change the page's URL, and a relative src with it.
@@ -44,6 +45,7 @@
       workerUrl.searchParams.set("test-stall", globalThis.rulesExplorerTestStall);
     }
     if (globalThis.rulesExplorerTestImport) workerUrl.searchParams.set("test-import", globalThis.rulesExplorerTestImport);
+    if (globalThis.rulesExplorerWarmUp === false) workerUrl.searchParams.set("warm", "0");
     var worker = new Worker(workerUrl, { type: "module" });
     worker.early = [];
     worker.onmessage = function (event) { worker.early.push({ type: "message", data: event.data }); };

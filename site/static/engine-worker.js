@@ -18,9 +18,13 @@ const post = (message) => self.postMessage(message);
 // (engine.api.warm_up_requests) WARM_ROUNDS times, one per task so that a
 // page's request never waits behind more than one, then tells the page "warm".
 // Measured on the Small General page: recompute p95 about 18 ms without, 11-12 ms with.
+// It costs a page load about 1.3 s of CPU, which the tests (two browsers on two
+// cores) spend elsewhere: a page that sets globalThis.rulesExplorerWarmUp to
+// false starts its worker with ?warm=0 (engine-start.js) and skips the rounds;
+// the rest (the "warm" stage, the standard library fetched after) is as ever.
 const WARM_QUIET_MS = 100;
 const WARM_ROUNDS = 3;
-const warmUp = { handle: null, queue: null, timer: 0, done: false };
+const warmUp = { handle: null, queue: null, timer: 0, done: false, answered: 0 };
 
 function warmLater() {
   clearTimeout(warmUp.timer);
@@ -29,10 +33,11 @@ function warmLater() {
 
 function warmStep() {
   try {
-    warmUp.queue ??= Array(WARM_ROUNDS).fill(warmUp.handle.warmUpRequests()).flat();
+    warmUp.queue ??= WARM ? Array(WARM_ROUNDS).fill(warmUp.handle.warmUpRequests()).flat() : [];
     const request = warmUp.queue.shift();
     if (request) {
       warmUp.handle(request);
+      warmUp.answered += 1;
       warmUp.timer = setTimeout(warmStep, 0);
       return;
     }
@@ -41,7 +46,7 @@ function warmStep() {
   }
   warmUp.done = true;
   stage("warm");
-  post({ type: "warm", stages });
+  post({ type: "warm", stages, requests: warmUp.answered });
   warmUp.handle.stdlib?.fetchLater();
 }
 
@@ -49,6 +54,7 @@ const params = new URL(import.meta.url).searchParams;
 // An extra worker of a page's pool (pool.js) runs Monte Carlo blocks only,
 // which warm up what they use: it skips the warm-up.
 const HELPER = params.get("role") === "helper";
+const WARM = params.get("warm") !== "0";
 const ready = boot(post, params);
 // After a snapshot boot, Python's standard library is fetched once the page's
 // first answers and the warm-up are done (an extra worker: at once), so that
