@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from browsers import Driver
+from conftest import estimate_html
 from test_browsers import base_inputs, open_live, shows
 
 from engine import widgets
@@ -67,5 +68,5 @@ class BattlePage:
         shows(driver, f"#{self.instance} .widget-result", w.render(w.run(values)), f"{what}: the result")
         shows(driver, self.roll, w.render_sample(w.roll(values, seed)), f"{what}: the seeded battle")
         driver.wait(SIM_DONE, self.sim, self.trials, timeout=60)
-        shows(driver, f"{self.sim} .sim-result", w.render_tally(w.estimate(values, seed, 0, self.trials), values),
+        shows(driver, f"{self.sim} .sim-result", estimate_html(w.id, values, seed, self.trials),
               f"{what}: the estimate")

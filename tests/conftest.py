@@ -11,6 +11,7 @@ or a request to any host but the test server fails the test.
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import sys
 import threading
@@ -126,6 +127,31 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return (0 if at == 0 else 2), at
 
     items.sort(key=rank)  # stable: each group keeps its tests' order
+
+
+_ONCE: dict[bytes, object] = {}
+
+
+def once(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, computed once per test process: the CPython answers a browser test compares a page
+    with are the same for each of the three browsers (the engine is deterministic given its inputs and seed), and
+    some cost seconds (a thousand battles). Keyed by the call's pickle, so equal inputs share it; the answer is
+    shared too, so callers must not change it."""
+    key = pickle.dumps((fn.__module__, fn.__qualname__, args, sorted(kwargs.items())))
+    if key not in _ONCE:
+        _ONCE[key] = fn(*args, **kwargs)
+    return _ONCE[key]
+
+
+def estimate_html(widget: str, values, seed: int, trials: int) -> str:
+    """CPython's rendered Monte Carlo estimate of ``trials`` trials from ``seed`` (once: see ``once``)."""
+    return once(_estimate_html, widget, values, seed, trials)
+
+
+def _estimate_html(widget: str, values, seed: int, trials: int) -> str:
+    from engine import widgets
+    w = widgets.get(widget)
+    return w.render_tally(w.estimate(values, seed, 0, trials), values)
 
 
 class QuietHandler(build.SiteHandler):

@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import pytest
 from battle_page import SET, VALUES, BattlePage
+from conftest import estimate_html
 from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
 
 from engine import schema, settings
@@ -49,8 +50,7 @@ def test_editing_a_unit_type_changes_the_battle_to_cpythons(driver, site_url):
     edited = {**base, "unit_types": [dict(r) for r in base["unit_types"]]}
     edited["unit_types"][i]["attack_hard"] = 90
     edited = W.validate(edited)
-    before = W.render_tally(W.estimate(base, 1, 0, TRIALS), base)
-    after = W.render_tally(W.estimate(edited, 1, 0, TRIALS), edited)
+    before, after = estimate_html(W.id, base, 1, TRIALS), estimate_html(W.id, edited, 1, TRIALS)
     assert before != after and W.roll(base, 1) != W.roll(edited, 1)  # the edit matters to this battle
     driver.call(SET, control(f"unit_types.{i}.attack_hard"), "90")
     shows_cpython(driver, edited, 1, "after the anti-tank gun's hard attack went to 90")

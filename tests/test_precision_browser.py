@@ -8,6 +8,7 @@ CPython's HTML for that many trials. The engine half is tests/test_precision.py.
 from __future__ import annotations
 
 import pytest
+from conftest import once
 from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
 
 from engine import precision, widgets
@@ -48,7 +49,7 @@ def test_a_run_to_a_precision_stops_where_cpython_does(driver, site_url, workers
         driver.call("() => { window.rulesExplorer.pool.size = 1; }")
     w = widgets.get("sgs.battle")
     values = w.validate(base_inputs(driver, INSTANCE))
-    tally, state = precision.run(w.id, values, 1, TARGET)
+    tally, state = once(precision.run, w.id, values, 1, TARGET)
     assert state["trials"] == 4000  # the case this test is about: more than one stage
     driver.call(SET_PRECISION, SIM, TARGET)
     texts = set()
@@ -92,7 +93,7 @@ def test_a_bad_precision_says_so_and_a_link_opens_a_precision_run(driver, site_u
     open_live(driver, site_url + f"{PAGE}?{INSTANCE}.precision=5#{INSTANCE}")
     status, trials, _, _ = driver.wait(FINISHED, SIM, timeout=120)
     values = w.validate(base_inputs(driver, INSTANCE))
-    tally, state = precision.run(w.id, values, 1, "5")
+    tally, state = once(precision.run, w.id, values, 1, "5")
     assert status == "done" and int(trials) == state["trials"]
     shows(driver, f"{SIM} .sim-result", w.render_tally(tally, values), "the linked run to ±5%")
     assert driver.call("(s) => document.querySelector(s + ' .sim-mode[value=precision]').checked", SIM)

@@ -11,7 +11,7 @@ import time
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-from conftest import axe_violations, wait_until
+from conftest import axe_violations, once, wait_until
 from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401
 
 from engine import api, linkstate, scenarios, widgets
@@ -70,24 +70,24 @@ def test_pin_compare_sweep_and_target_show_cpythons_answers_and_travel_in_the_li
     driver.call(CLICK, panel(SG, "[data-action=pin]"))
     driver.call(SET, f"#{SG}--hex_sides", "3")
     b = w.validate({**base, "hex_sides": 3})
-    shows(driver, panel(SG, ".scenario-compare"), scenarios.compare(w.id, a, b, render=True)["html"],
+    shows(driver, panel(SG, ".scenario-compare"), once(scenarios.compare, w.id, a, b, render=True)["html"],
           "B against the pinned A")
     vary(driver, SG, "terrain")
     driver.call(CLICK, panel(SG, "[data-action=sweep]"))
     shows(driver, panel(SG, ".scenario-result"),
-          scenarios.sweep(w.id, b, {"input": "terrain"}, render=True)["html"], "the sweep over terrain")
+          once(scenarios.sweep, w.id, b, {"input": "terrain"}, render=True)["html"], "the sweep over terrain")
     vary(driver, SG, "attacker.attack_value", "1", "8")
     driver.call(SET, panel(SG, "select.target-figure"), "defender_retreats")
     driver.call(SET, panel(SG, "input.target-threshold"), "20%")
     driver.call(CLICK, panel(SG, "[data-action=target]"))
     spec = {"input": "attacker.attack_value", "from": "1", "to": "8", "step": "1"}
-    answer = scenarios.target(w.id, b, "defender_retreats", "20%", spec, render=True)
+    answer = once(scenarios.target, w.id, b, "defender_retreats", "20%", spec, render=True)
     shows(driver, panel(SG, ".scenario-result"), answer["html"], "what it takes")
     assert answer["found"] is not None  # a real answer, not "no value reaches it"
     # The pinned A, the range and the target are in the link: opened afresh, the page shows them again.
     link = scenario_link(driver, SG, lambda state: "t" in state and "a" in state)
     open_live(driver, link)
-    shows(driver, panel(SG, ".scenario-compare"), scenarios.compare(w.id, a, b, render=True)["html"],
+    shows(driver, panel(SG, ".scenario-compare"), once(scenarios.compare, w.id, a, b, render=True)["html"],
           "the pinned A from the link")
     shows(driver, panel(SG, ".scenario-result"), answer["html"], "the target from the link")
     assert driver.errors() == []
@@ -102,7 +102,7 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     vary(driver, BATTLE, "attacker.units.0.count", "1", "3")
     driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
     spec = {"input": "attacker.units.0.count", "from": "1", "to": "3", "step": "1"}
-    expected = scenarios.sweep(w.id, inputs, spec, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
+    expected = once(scenarios.sweep, w.id, inputs, spec, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
     driver.wait(DONE, f"#{BATTLE}", timeout=120)
     shows(driver, panel(BATTLE, ".scenario-result"), expected, "the battle sweep, however its calls were cut")
     status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
@@ -149,7 +149,7 @@ def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(dri
     vary(driver, BATTLE, "attacker.units.0.count", "1", "3")
     driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
     spec = {"input": "attacker.units.0.count", "from": "1", "to": "3", "step": "1"}
-    expected = scenarios.sweep(w.id, inputs, spec, seed=1, trials=SHARED_TRIALS, render=True)["html"]
+    expected = once(scenarios.sweep, w.id, inputs, spec, seed=1, trials=SHARED_TRIALS, render=True)["html"]
     ended = driver.wait("(s) => { const o = document.querySelector(s + ' .scenario-result'); "
                         "return ['done', 'failed', 'stopped'].includes(o.dataset.state) && o.dataset.state; }",
                         f"#{BATTLE}", timeout=180)
@@ -168,7 +168,7 @@ def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(dri
     b = w.validate({**inputs, "attacker": {**inputs["attacker"], "leader_combat": 3}})
     # (The page's own engine steps aside while anything else asks it: here the change's own run merges on it.)
     shows(driver, panel(BATTLE, ".scenario-compare"),
-          scenarios.compare(w.id, inputs, b, seed=1, trials=SHARED_TRIALS, render=True)["html"],
+          once(scenarios.compare, w.id, inputs, b, seed=1, trials=SHARED_TRIALS, render=True)["html"],
           "the compare after a change")
     # Once the page is quiet, "how rare" (one tally) is shared by both engines too.
     driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", f"#{BATTLE} .widget-sim", timeout=120)
@@ -178,13 +178,13 @@ def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(dri
     driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
     driver.wait(DONE, f"#{BATTLE}", timeout=180)
     shows(driver, panel(BATTLE, ".scenario-result"),
-          luck.luck(w.id, b, {"defender.lost": 3}, seed=1, trials=SHARED_TRIALS, render=True)["html"],
+          once(luck.luck, w.id, b, {"defender.lost": 3}, seed=1, trials=SHARED_TRIALS, render=True)["html"],
           "how rare, shared by two engines")
     assert driver.call("(s) => document.querySelector(s).dataset.engines", panel(BATTLE, ".scenario-result")) == "2"
     # "Which assumptions matter", shared stage by stage: both engines' trials before the checkpoint at 200 decide
     # which readings play on, and both play the readings that do.
     from engine import sensitivity
-    answer = sensitivity.sensitivity(w.id, b, seed=1, trials=SHARED_TRIALS, render=True)
+    answer = once(sensitivity.sensitivity, w.id, b, seed=1, trials=SHARED_TRIALS, render=True)
     assert any(a["stopped"] for r in answer["settings"] for a in r["alternatives"])
     driver.call(CLICK, panel(BATTLE, "[data-action=assumptions]"))
     driver.wait(DONE, f"#{BATTLE}", timeout=180)
@@ -240,8 +240,8 @@ def test_the_sentence_under_a_result_follows_the_inputs_and_leads_to_its_setting
     note = f"#{RETREAT} .sensitivity-note"
     base = page.evaluate("(s) => JSON.parse(document.querySelector(s).textContent)", f"#{RETREAT} script.widget-base")
     changed = {**base, "retreat_hexes": 1}
-    expected = sensitivity.note_html(sensitivity.sensitivity("small_general.combat", changed), RETREAT)
-    assert expected and expected != sensitivity.note_html(sensitivity.sensitivity("small_general.combat", base), RETREAT)
+    expected = sensitivity.note_html(once(sensitivity.sensitivity, "small_general.combat", changed), RETREAT)
+    assert expected and expected != sensitivity.note_html(once(sensitivity.sensitivity, "small_general.combat", base), RETREAT)
     page.fill(f"#{RETREAT}--retreat_hexes", "1")
     page.dispatch_event(f"#{RETREAT}--retreat_hexes", "change")
     wait_until(page, "([s, h]) => { const t = document.createElement('template'); t.innerHTML = h; "
@@ -252,7 +252,7 @@ def test_the_sentence_under_a_result_follows_the_inputs_and_leads_to_its_setting
     page.evaluate(OPEN, f"#{RETREAT}")
     page.click(panel(RETREAT, "[data-action=assumptions]"))
     w = widgets.get("small_general.combat")
-    html = sensitivity.sensitivity(w.id, w.validate(changed), render=True)["html"]
+    html = once(sensitivity.sensitivity, w.id, w.validate(changed), render=True)["html"]
     wait_until(page, "([s, h]) => { const t = document.createElement('template'); t.innerHTML = h; "
                "return document.querySelector(s).innerHTML === t.innerHTML; }", [panel(RETREAT, ".scenario-result"), html])
 
@@ -269,7 +269,7 @@ def test_how_lucky_places_what_happened_as_cpython_does(driver, site_url):
     driver.wait(HAS_OPTION, panel(SG, "select.luck-what"), "result:DEF Retreat + Loss", timeout=30)
     driver.call(SET, panel(SG, "select.luck-what"), "result:DEF Retreat + Loss")
     driver.call(CLICK, panel(SG, "[data-action=luck]"))
-    shows(driver, panel(SG, ".scenario-result"), luck.luck(w.id, inputs, {"result": "DEF Retreat + Loss"}, render=True)["html"],
+    shows(driver, panel(SG, ".scenario-result"), once(luck.luck, w.id, inputs, {"result": "DEF Retreat + Loss"}, render=True)["html"],
           "how rare a calculator's result is")
     b = widgets.get("sgs.battle")
     open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
@@ -284,18 +284,18 @@ def test_how_lucky_places_what_happened_as_cpython_does(driver, site_url):
     driver.call(SET, panel(BATTLE, "input.luck-value"), "3")
     driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
     driver.wait(DONE, f"#{BATTLE}", timeout=120)
-    expected = luck.luck(b.id, inputs, {"defender.lost": 3}, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
+    expected = once(luck.luck, b.id, inputs, {"defender.lost": 3}, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
     shows(driver, panel(BATTLE, ".scenario-result"), expected, "how rare a battle's losses are, over the run's trials")
     driver.call(SET, panel(BATTLE, "select.luck-what"), "ending:defender routed")
     driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
     driver.wait(DONE, f"#{BATTLE}", timeout=120)
-    expected = luck.luck(b.id, inputs, {"ending": "defender routed"}, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
+    expected = once(luck.luck, b.id, inputs, {"ending": "defender routed"}, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
     shows(driver, panel(BATTLE, ".scenario-result"), expected, "how rare a battle's ending is")
     # The seeded battle says the same of itself once a run of its inputs has ended: among that run's battles.
     driver.call(CLICK, f"#{BATTLE} [data-action=sim-run]")
     driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", f"#{BATTLE} .widget-sim", timeout=120)
     tally = b.estimate(inputs, 1, 0, BATTLE_TRIALS).to_json()
-    note = luck.luck(b.id, inputs, b.roll(inputs, 1)["observed"], seed=1, count=0, tally=tally)["note"]
+    note = once(luck.luck, b.id, inputs, b.roll(inputs, 1)["observed"], seed=1, count=0, tally=tally)["note"]
     driver.wait("([s, t]) => { const p = document.querySelector(s); return !p.hidden && !p.dataset.outdated "
                 "&& p.textContent === t; }", [f"#{BATTLE} .roll-luck", note], timeout=30)
     assert driver.errors() == []
@@ -314,7 +314,7 @@ def test_a_battles_assumptions_stop_readings_early_as_cpython_does_however_the_c
     w = widgets.get("sgs.battle")
     open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={ASSUMPTION_TRIALS}#{BATTLE}")
     inputs = w.validate(base_inputs(driver, BATTLE))
-    answer = sensitivity.sensitivity(w.id, inputs, seed=1, trials=ASSUMPTION_TRIALS, render=True)
+    answer = once(sensitivity.sensitivity, w.id, inputs, seed=1, trials=ASSUMPTION_TRIALS, render=True)
     readings = [a for r in answer["settings"] for a in r["alternatives"]]
     assert any(a["stopped"] for a in readings) and any(not a["stopped"] for a in readings)
     driver.call(OPEN, f"#{BATTLE}")
@@ -343,7 +343,7 @@ def test_a_battles_assumptions_run_whose_readings_all_stop_keeps_its_calls_withi
     lone["defender"]["units"] = lone["defender"]["units"][:1]
     values = w.validate(lone)
     trials = 20_000
-    answer = sensitivity.sensitivity(w.id, values, seed=1, trials=trials, render=True)
+    answer = once(sensitivity.sensitivity, w.id, values, seed=1, trials=trials, render=True)
     readings = [a for r in answer["settings"] for a in r["alternatives"]]
     assert readings and all(a["trials"] == 200 for a in readings)
     assert trials > api.MAX_SCENARIO_TRIALS // (1 + len(readings)) * 4  # more than a few calls at the bound

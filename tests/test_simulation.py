@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 import pytest
 from browsers import Driver
+from conftest import estimate_html
 from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
 
 from engine import exactcheck, widgets
@@ -33,7 +34,7 @@ CLICK = "(s) => document.querySelector(s).click()"
 def expected(driver: Driver, seed: int, trials: int) -> str:
     w = widgets.get("atg.battle")
     values = w.validate(base_inputs(driver, INSTANCE))
-    return w.render_tally(w.estimate(values, seed, 0, trials), values)
+    return estimate_html("atg.battle", values, seed, trials)
 
 
 SHOWN_CHECK = """(s) => { const c = document.querySelector(s + ' .sim-result section.exact-check');
