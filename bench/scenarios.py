@@ -63,7 +63,7 @@ answers every widget's requests a few times while the page is quiet, about
 1-2 s here, so that its WebAssembly is optimised), after one click before
 that: the first click right after the page went live, timed and reported on a
 row of its own without a target (it meets the worker's warm-up rounds and
-WebAssembly in its baseline tier: up to some 400 ms on this machine). Each answer shown must equal
+WebAssembly in its baseline tier: 0.2-0.6 s on this machine in session 14). Each answer shown must equal
 CPython's ``engine.scenarios`` (or ``engine.sensitivity``) answer for the same (inputs, seed 1, trials),
 compared after the browser's own serialisation, or the script fails. This
 is a benchmark, not a test: it fails only when something cannot be measured

@@ -70,24 +70,24 @@ def test_pin_compare_sweep_and_target_show_cpythons_answers_and_travel_in_the_li
     driver.call(CLICK, panel(SG, "[data-action=pin]"))
     driver.call(SET, f"#{SG}--hex_sides", "3")
     b = w.validate({**base, "hex_sides": 3})
-    shows(driver, panel(SG, ".scenario-compare"), once(scenarios.compare, w.id, a, b, render=True)["html"],
+    shows(driver, panel(SG, ".scenario-compare"), scenarios.compare(w.id, a, b, render=True)["html"],
           "B against the pinned A")
     vary(driver, SG, "terrain")
     driver.call(CLICK, panel(SG, "[data-action=sweep]"))
     shows(driver, panel(SG, ".scenario-result"),
-          once(scenarios.sweep, w.id, b, {"input": "terrain"}, render=True)["html"], "the sweep over terrain")
+          scenarios.sweep(w.id, b, {"input": "terrain"}, render=True)["html"], "the sweep over terrain")
     vary(driver, SG, "attacker.attack_value", "1", "8")
     driver.call(SET, panel(SG, "select.target-figure"), "defender_retreats")
     driver.call(SET, panel(SG, "input.target-threshold"), "20%")
     driver.call(CLICK, panel(SG, "[data-action=target]"))
     spec = {"input": "attacker.attack_value", "from": "1", "to": "8", "step": "1"}
-    answer = once(scenarios.target, w.id, b, "defender_retreats", "20%", spec, render=True)
+    answer = scenarios.target(w.id, b, "defender_retreats", "20%", spec, render=True)
     shows(driver, panel(SG, ".scenario-result"), answer["html"], "what it takes")
     assert answer["found"] is not None  # a real answer, not "no value reaches it"
     # The pinned A, the range and the target are in the link: opened afresh, the page shows them again.
     link = scenario_link(driver, SG, lambda state: "t" in state and "a" in state)
     open_live(driver, link)
-    shows(driver, panel(SG, ".scenario-compare"), once(scenarios.compare, w.id, a, b, render=True)["html"],
+    shows(driver, panel(SG, ".scenario-compare"), scenarios.compare(w.id, a, b, render=True)["html"],
           "the pinned A from the link")
     shows(driver, panel(SG, ".scenario-result"), answer["html"], "the target from the link")
     assert driver.errors() == []
@@ -240,8 +240,8 @@ def test_the_sentence_under_a_result_follows_the_inputs_and_leads_to_its_setting
     note = f"#{RETREAT} .sensitivity-note"
     base = page.evaluate("(s) => JSON.parse(document.querySelector(s).textContent)", f"#{RETREAT} script.widget-base")
     changed = {**base, "retreat_hexes": 1}
-    expected = sensitivity.note_html(once(sensitivity.sensitivity, "small_general.combat", changed), RETREAT)
-    assert expected and expected != sensitivity.note_html(once(sensitivity.sensitivity, "small_general.combat", base), RETREAT)
+    expected = sensitivity.note_html(sensitivity.sensitivity("small_general.combat", changed), RETREAT)
+    assert expected and expected != sensitivity.note_html(sensitivity.sensitivity("small_general.combat", base), RETREAT)
     page.fill(f"#{RETREAT}--retreat_hexes", "1")
     page.dispatch_event(f"#{RETREAT}--retreat_hexes", "change")
     wait_until(page, "([s, h]) => { const t = document.createElement('template'); t.innerHTML = h; "
@@ -252,7 +252,7 @@ def test_the_sentence_under_a_result_follows_the_inputs_and_leads_to_its_setting
     page.evaluate(OPEN, f"#{RETREAT}")
     page.click(panel(RETREAT, "[data-action=assumptions]"))
     w = widgets.get("small_general.combat")
-    html = once(sensitivity.sensitivity, w.id, w.validate(changed), render=True)["html"]
+    html = sensitivity.sensitivity(w.id, w.validate(changed), render=True)["html"]
     wait_until(page, "([s, h]) => { const t = document.createElement('template'); t.innerHTML = h; "
                "return document.querySelector(s).innerHTML === t.innerHTML; }", [panel(RETREAT, ".scenario-result"), html])
 
@@ -269,7 +269,7 @@ def test_how_lucky_places_what_happened_as_cpython_does(driver, site_url):
     driver.wait(HAS_OPTION, panel(SG, "select.luck-what"), "result:DEF Retreat + Loss", timeout=30)
     driver.call(SET, panel(SG, "select.luck-what"), "result:DEF Retreat + Loss")
     driver.call(CLICK, panel(SG, "[data-action=luck]"))
-    shows(driver, panel(SG, ".scenario-result"), once(luck.luck, w.id, inputs, {"result": "DEF Retreat + Loss"}, render=True)["html"],
+    shows(driver, panel(SG, ".scenario-result"), luck.luck(w.id, inputs, {"result": "DEF Retreat + Loss"}, render=True)["html"],
           "how rare a calculator's result is")
     b = widgets.get("sgs.battle")
     open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
