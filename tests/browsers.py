@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 FIREFOX = os.environ.get("FIREFOX_PATH", "/usr/bin/firefox-esr")
@@ -34,11 +35,25 @@ WAIT_SLICE_S = 1.0
 """The longest a page polls within one driver call of ``Driver.wait``."""
 SCRIPT_TIMEOUT_S = 60
 """The longest any call may take in Firefox and WebKit (WebDriver's script timeout; the Firefox driver's own)."""
-PAGE_SETTINGS = "globalThis.rulesExplorerWarmUp = false;"
-"""Run before a test page's own scripts (where the browser's driver can): the engine worker skips its warm-up
-rounds (engine-worker.js), about 1.3 s of CPU a page load that the other test's browser needs on this 2-core
-machine. The tests of the warm-up, and the page tour in every browser, load pages without it (``as_readers``).
-WebDriver classic has no such script, so WebKit's pages always warm up."""
+WARM_UP_OFF = {"rulesExplorerWarmUp": False}
+"""The engine worker skips its warm-up rounds (engine-worker.js): about 1.3 s of CPU a page load in Chromium and
+3 s in WebKit."""
+OFFLINE_OFF = {"rulesExplorerOffline": False}
+"""The page does not register the service worker that saves the site for offline use (offline.js): on a first
+visit it fetches and stores the whole site, 2-3 s of CPU a page load in Chromium and Firefox (session 15)."""
+PAGE_SETTINGS = {**WARM_UP_OFF, **OFFLINE_OFF}
+"""Set before a test page's own scripts, so that a test's first visit costs only the boot it tests: the CPU the
+two settings save is what the other test's browser needs on this 2-core machine. The tests of the warm-up and of
+offline use, and the page tour in every browser, load pages as a reader's (``as_readers``). Chromium and Firefox
+run ``settings_script`` before the page's own; WebDriver classic (WebKit) has no such script, so its driver keeps
+the settings in the tab's sessionStorage, where engine-start.js reads them."""
+
+
+def settings_script(settings: dict[str, bool]) -> str:
+    """The page settings as a script that sets them (engine-start.js and offline.js read the globals)."""
+    return "".join(f"globalThis.{name} = {json.dumps(value)};" for name, value in settings.items())
+
+
 SLICE_BOUND_S = 15.0
 """How long a slice's call may go unanswered before it counts as cut short (the page went away): a slice
 polls for WAIT_SLICE_S; the rest is room for a loaded machine. Without it Firefox waited puppeteer's protocol
@@ -50,7 +65,7 @@ class Driver:
 
     name = ""
     page_settings = PAGE_SETTINGS
-    """A script the pages opened next run first (see PAGE_SETTINGS)."""
+    """The settings of the pages opened next (see PAGE_SETTINGS)."""
 
     def open(self, url: str) -> None:
         raise NotImplementedError
@@ -70,9 +85,10 @@ class Driver:
         pass
 
     @contextmanager
-    def as_readers(self) -> Iterator[None]:
-        """Pages opened within load as a reader's do: no PAGE_SETTINGS (the worker warms up)."""
-        self.page_settings, kept = "", self.page_settings
+    def as_readers(self, warm_up: bool = True) -> Iterator[None]:
+        """Pages opened within load as a reader's do: the site is saved for offline use and (unless ``warm_up``
+        is False) the worker warms up; no PAGE_SETTINGS."""
+        self.page_settings, kept = ({} if warm_up else WARM_UP_OFF), self.page_settings
         try:
             yield
         finally:
@@ -118,7 +134,7 @@ class Chromium(Driver):
         self._errors = []
         self.context = self.browser.new_context()
         if self.page_settings:
-            self.context.add_init_script(self.page_settings)
+            self.context.add_init_script(settings_script(self.page_settings))
         self.page = self.context.new_page()
         self.page.on("console", lambda m: m.type == "error" and self._errors.append(f"console error: {m.text}"))
         self.page.on("pageerror", lambda exc: self._errors.append(f"page error: {exc}"))
@@ -161,7 +177,7 @@ class Firefox(Driver):
         return self._answer()
 
     def open(self, url: str) -> None:
-        self._send(op="open", url=url, settings=self.page_settings)
+        self._send(op="open", url=url, settings=settings_script(self.page_settings))
 
     def call(self, fn: str, *args: Any) -> Any:
         return self._send(op="call", fn=fn, args=list(args))
@@ -214,8 +230,18 @@ class WebKit(Driver):
             self.xvfb.kill()
             raise
         self.driver.set_script_timeout(SCRIPT_TIMEOUT_S)
+        self.kept: dict[str, str] = {}
+        """The settings kept in each origin's sessionStorage of the tab."""
 
     def open(self, url: str) -> None:
+        # No script runs before a page's own here: the settings wait in the tab's sessionStorage for the
+        # origin, set from a document of that origin (a missing one is as good as any) when they change.
+        origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+        settings = json.dumps(self.page_settings)
+        if self.kept.get(origin) != settings:
+            self.driver.get(origin + "/rules-explorer-test-settings")
+            self.driver.execute_script("sessionStorage.setItem('rulesExplorerTestSettings', arguments[0]);", settings)
+            self.kept[origin] = settings
         self.driver.get(url)
 
     def call(self, fn: str, *args: Any) -> Any:

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import build  # noqa: E402
-from browsers import PAGE_SETTINGS  # noqa: E402
+from browsers import WARM_UP_OFF, settings_script  # noqa: E402
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -204,10 +204,11 @@ class PageGuard:
         self.foreign: list[str] = []
         self.origin = origin
         self.page = page
-        # No warm-up (browsers.PAGE_SETTINGS), and one engine worker a page: the pages' Monte
-        # Carlo runs would otherwise start a second Python on the second core (pool.js), which
-        # the other xdist worker's browser needs; test_simulation.py tests two workers on purpose.
-        page.add_init_script(PAGE_SETTINGS + """
+        # No warm-up (browsers.WARM_UP_OFF; the context says whether the offline service worker runs), and
+        # one engine worker a page: the pages' Monte Carlo runs would otherwise start a second Python on the
+        # second core (pool.js), which the other xdist worker's browser needs; test_simulation.py tests two
+        # workers on purpose.
+        page.add_init_script(settings_script(WARM_UP_OFF) + """
             globalThis.rulesExplorerWorkers = 1;
             window.cspViolations = [];
             document.addEventListener('securitypolicyviolation',

@@ -176,6 +176,8 @@ def test_every_widget_page_goes_live_and_agrees_with_cpython(driver, site_url):
             with driver.as_readers():
                 booted = open_live(driver, site_url + url)
             assert booted["boot"] == "snapshot", (driver.name, url, booted)
+            driver.wait(WARM, timeout=BOOT_S)  # as a reader's: the warm-up rounds ran
+            assert int(driver.call(SETTINGS_SEEN)[0]) > 0, driver.name
         else:
             driver.call(NAVIGATE, site_url + url)
             booted = driver.wait(LIVE_AT, urlsplit(site_url + url).path, timeout=BOOT_S)
@@ -183,6 +185,21 @@ def test_every_widget_page_goes_live_and_agrees_with_cpython(driver, site_url):
         widgets_match_cpython(driver, url)
         change_one_input(driver, url)
         assert driver.errors() == [], (driver.name, url)
+
+
+WARM = "() => document.documentElement.dataset.engineWarmMs"
+SETTINGS_SEEN = "() => [document.documentElement.dataset.engineWarmRequests, document.documentElement.dataset.offline ?? null]"
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_the_tests_page_settings_reach_the_page(driver, site_url):
+    """The tests' pages skip the worker's warm-up rounds and the offline service worker (browsers.PAGE_SETTINGS,
+    set in WebKit through the tab's sessionStorage); the tour above loads as a reader's and sees the rounds. Were a
+    browser's way of setting them to stop working, every other test would pass, only slower: this one fails."""
+    open_live(driver, site_url + PAGES[0])
+    driver.wait(WARM, timeout=BOOT_S)
+    assert driver.call(SETTINGS_SEEN) == ["0", None], driver.name  # no rounds; offline.js registered nothing
+    assert driver.errors() == []
 
 
 def _symlinked_copy(site: Path, to: Path) -> Path:

@@ -208,8 +208,16 @@ def visit(driver, site: str, url: str) -> dict:
     return driver.call(STAGES)
 
 
+@pytest.fixture
+def saving(driver) -> Iterator[None]:
+    """The driver's pages register the offline service worker, as a reader's do (the tests' pages do not:
+    browsers.OFFLINE_OFF); the worker's warm-up rounds stay off."""
+    with driver.as_readers(warm_up=False):
+        yield
+
+
 @browsers("chromium", "firefox", "webkit")
-def test_repeat_and_offline_visits_boot_from_the_kept_inflated_snapshot(driver, built_site, tmp_path):
+def test_repeat_and_offline_visits_boot_from_the_kept_inflated_snapshot(driver, saving, built_site, tmp_path):
     """The first visit inflates the brotli file and keeps the inflated bytes; a repeat visit, online and
     then with the server gone, boots from that copy, which the service worker serves: the brotli decoder
     is neither loaded nor run (issue 23: it cost 0.5-2.5 s a boot)."""
@@ -306,7 +314,7 @@ def test_chromium_can_install_the_site(browser_type, browser_type_launch_args, o
 
 
 @browsers("firefox", "webkit")
-def test_with_the_server_gone_a_visited_site_still_works(driver, built_site, tmp_path):
+def test_with_the_server_gone_a_visited_site_still_works(driver, saving, built_site, tmp_path):
     """Firefox's and WebKit's drivers have no offline switch: the server stops instead."""
     copy = _symlinked_copy(built_site, tmp_path / SUBPATH)
     server = serving(tmp_path)

@@ -463,7 +463,7 @@ def test_if_the_early_compile_fails_pyodide_fetches_the_webassembly_again(guarde
 def test_the_worker_warms_up_in_the_pause_after_the_start(guarded_page, site_url):
     """Once the page has been quiet a moment the worker runs every widget a few times
     itself (its WebAssembly is then optimised), says so, and answers as before. The
-    tests' pages skip the rounds (browsers.PAGE_SETTINGS); this one loads as a reader's."""
+    tests' pages skip the rounds (browsers.WARM_UP_OFF); this one loads as a reader's."""
     page = guarded_page
     page.goto(site_url + SG_PAGE)  # first as the tests load pages: no rounds, the rest as ever
     wait_live(page)

@@ -17,8 +17,18 @@
 // ("thread") to make the boot of the first rulesExplorerTestStalls workers
 // (default 1) stall, and globalThis.rulesExplorerTestImport to a module's name
 // for the worker's ?test-import (engine-boot.js), and globalThis.rulesExplorerWarmUp
-// to false for a worker that skips its warm-up (engine-worker.js).
+// to false for a worker that skips its warm-up (engine-worker.js). Tests whose
+// browser cannot run a script before the page's own (WebKit's WebDriver) keep
+// the last, and globalThis.rulesExplorerOffline (offline.js), for the tab in
+// sessionStorage instead (tests/browsers.py); only a false there counts.
 (function () {
+  try {
+    var kept = JSON.parse(sessionStorage.getItem("rulesExplorerTestSettings") || "{}");
+    if (kept.rulesExplorerWarmUp === false) globalThis.rulesExplorerWarmUp = false;
+    if (kept.rulesExplorerOffline === false) globalThis.rulesExplorerOffline = false;
+  } catch (e) {
+    // no storage (a sandboxed frame): nothing kept
+  }
   var script = document.currentScript;
   // Resolved now: in-site links change the page's URL, and a relative src with it.
   var url = new URL("engine-worker.js", script.src);
