@@ -20,7 +20,7 @@ import build
 from engine import schema, widgets
 from engine.schema import InputError
 
-from conftest import axe_violations, wait_until
+from conftest import axe_violations, check_guard, kept_page, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -151,11 +151,39 @@ def test_site_has_widgets_for_every_system():
     assert {"small_general", "ocs", "europa"} <= systems
 
 
+@pytest.fixture(scope="module")
+def reading(browser, browser_context_args, site_url) -> Iterator[tuple[object, object]]:
+    """One guarded page for the tour below, kept across its tests: a reader's visit, page to page."""
+    with kept_page(browser, browser_context_args, site_url) as kept:
+        yield kept
+
+
+def go_to(page, site_url: str, url: str) -> None:
+    """The page ``url``, reached as a reader goes on: by the site's own navigation, which keeps the engine; the
+    first page of the tour (or one after a test that left no live page) is a first visit."""
+    path = "/" + (site_url + url).split("/", 3)[3]
+    if page.url.startswith(site_url) and page.evaluate("() => Boolean(document.documentElement.dataset.widgetsLive)"):
+        page.evaluate("(u) => window.rulesExplorer.navigate(new URL(u, location.href), true)", site_url + url)
+        wait_until(page, "(p) => location.pathname === p && document.documentElement.dataset.widgetsLive === p",
+                   path, timeout=BOOT_MS)
+    else:
+        page.goto(site_url + url)
+        wait_live(page)
+
+
 @pytest.mark.parametrize("url", PAGES)
-def test_widgets_live_and_equal_to_cpython(guarded_page, site_url, prerendered, url):
-    page = guarded_page
-    page.goto(site_url + url)
-    wait_live(page)
+def test_widgets_live_and_equal_to_cpython(reading, site_url, prerendered, url):
+    """Every widget page, one after another in one visit (in-site navigation keeps the engine, as for a reader:
+    the first visit's boot is every other test's): live results equal the pre-rendered ones and CPython's."""
+    page, guard = reading
+    try:
+        go_to(page, site_url, url)
+        _widgets_live_and_equal_to_cpython(page, prerendered, url)
+    finally:
+        check_guard(page, guard)
+
+
+def _widgets_live_and_equal_to_cpython(page, prerendered, url: str) -> None:
     # 0. accessible as a live page; in dark colours too on one page per system (same CSS, same parts)
     for scheme in ("light", "dark") if url in A11Y_SAMPLE else ("light",):
         page.emulate_media(color_scheme=scheme)
