@@ -260,6 +260,13 @@ FAILURES = {
 }
 
 
+TO_LIVE = {"missing", "cut brotli", "other build"}
+"""The failures followed until the plain boot is live and answers as CPython: one found by the download, one by
+the decoder, one by the restore. Every failure ends in the same ``catch`` of engine-boot.js, which names the
+reason and starts the same plain boot; for the others the test stops at the reason (each plain boot to live
+costs some 5 s of CPU, which the run's time budget needs)."""
+
+
 @pytest.mark.parametrize("failure", list(FAILURES))
 def test_failed_snapshot_falls_back_to_the_plain_boot_visibly(page, site_url, failure):
     spoil, reason = FAILURES[failure]
@@ -274,11 +281,12 @@ def test_failed_snapshot_falls_back_to_the_plain_boot_visibly(page, site_url, fa
         "r => { const t = document.querySelector('.engine-status')?.textContent || '';"
         "       return t.includes('Starting without the snapshot (') && t.includes(r); }",
         arg=reason, timeout=BOOT_MS)
-    wait_live(page)
-    assert page.evaluate("document.documentElement.dataset.boot") == "plain"
-    status = page.text_content(f"#{SG} .engine-status")
-    assert status.startswith("Live: the engine answered after") and "started without the snapshot (" in status and reason in status
-    assert_widgets_match_cpython(page, SG_PAGE)
+    if failure in TO_LIVE:
+        wait_live(page)
+        assert page.evaluate("document.documentElement.dataset.boot") == "plain"
+        status = page.text_content(f"#{SG} .engine-status")
+        assert status.startswith("Live: the engine answered after") and "started without the snapshot (" in status and reason in status
+        assert_widgets_match_cpython(page, SG_PAGE)
     # the only console errors are the ones this test causes: the spoilt request
     caused = [e for e in guard.errors if failure in ("aborted", "missing", "no decoder") and "Failed to load resource" in e]
     assert [e for e in guard.errors if e not in caused] == []
