@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import pytest
 
@@ -158,14 +158,18 @@ def reading(browser, browser_context_args, site_url) -> Iterator[tuple[object, o
         yield kept
 
 
+NAVIGATE = "(url) => { window.rulesExplorer.navigate(new URL(url, location.href), true); }"
+"""An in-site link followed (navigation.js): the page changes, the engine stays."""
+LIVE_AT = """(path) => location.pathname === path && document.documentElement.dataset.widgetsLive === path
+    && {restarts: window.rulesExplorer.engine.bootRestarts}"""
+
+
 def go_to(page, site_url: str, url: str) -> None:
     """The page ``url``, reached as a reader goes on: by the site's own navigation, which keeps the engine; the
     first page of the tour (or one after a test that left no live page) is a first visit."""
-    path = "/" + (site_url + url).split("/", 3)[3]
     if page.url.startswith(site_url) and page.evaluate("() => Boolean(document.documentElement.dataset.widgetsLive)"):
-        page.evaluate("(u) => window.rulesExplorer.navigate(new URL(u, location.href), true)", site_url + url)
-        wait_until(page, "(p) => location.pathname === p && document.documentElement.dataset.widgetsLive === p",
-                   path, timeout=BOOT_MS)
+        page.evaluate(NAVIGATE, site_url + url)
+        wait_until(page, LIVE_AT, urlsplit(site_url + url).path, timeout=BOOT_MS)
     else:
         page.goto(site_url + url)
         wait_live(page)

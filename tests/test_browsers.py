@@ -28,7 +28,8 @@ import brotli
 import pytest
 from browsers import Chromium, Driver, Firefox, WebKit
 from conftest import serving
-from test_browser import PAGES, PHONE_WIDTH, SG_PAGE, SMALL_TARGETS, WIDGETS, changes, expected_run, set_path
+from test_browser import (LIVE_AT, NAVIGATE, PAGES, PHONE_WIDTH, SG_PAGE, SMALL_TARGETS, WIDGETS, changes, expected_run,
+                          set_path)
 
 from engine import schema, widgets
 
@@ -159,9 +160,8 @@ def change_one_input(driver: Driver, url: str) -> None:
         shows(driver, f"#{instance} .widget-result", html, f"#{instance} after {path} = {value}")
 
 
-NAVIGATE = "(url) => { window.rulesExplorer.navigate(new URL(url, location.href), true); }"
-LIVE_AT = """(path) => location.pathname === path && document.documentElement.dataset.widgetsLive === path
-    && {restarts: window.rulesExplorer.engine.bootRestarts}"""
+WARM = "() => document.documentElement.dataset.engineWarmMs"
+SETTINGS_SEEN = "() => [document.documentElement.dataset.engineWarmRequests, document.documentElement.dataset.offline ?? null]"
 
 
 # Chromium's own tests (test_browser.py, test_snapshot.py) do all this and more.
@@ -185,10 +185,6 @@ def test_every_widget_page_goes_live_and_agrees_with_cpython(driver, site_url):
         widgets_match_cpython(driver, url)
         change_one_input(driver, url)
         assert driver.errors() == [], (driver.name, url)
-
-
-WARM = "() => document.documentElement.dataset.engineWarmMs"
-SETTINGS_SEEN = "() => [document.documentElement.dataset.engineWarmRequests, document.documentElement.dataset.offline ?? null]"
 
 
 @browsers("chromium", "firefox", "webkit")
