@@ -23,7 +23,7 @@ from conftest import PageGuard, serving
 from test_browser import SG, SG_PAGE, WIDGETS, base_inputs, wait_html
 
 import build
-from engine import widgets
+from engine import api, widgets
 
 pytestmark = pytest.mark.browser
 
@@ -170,11 +170,12 @@ def test_snapshot_is_built_brotli_compressed_and_matches_the_shipped_runtime(bui
     assert str(build.ROOT).encode() not in snapshot, "the snapshot holds a path of the build machine"
 
 
-SNAPSHOT_BUDGET = 4_300_000
+SNAPSHOT_BUDGET = 3_600_000
 """Bytes of the compressed snapshot a first visit downloads (issue 23: a first visit's bytes). It was
 6.63 MB gzipped while the C heap's free memory went into it as Python had left it; zeroed, 5.80 MB;
-brotli at quality 11 with a 16 MB window, 3.91 MB (NOTES.md, "The snapshot as brotli"). The engine's
-growth moves it a little: this budget leaves it 0.4 MB."""
+brotli at quality 11 with a 16 MB window, 3.91 MB (NOTES.md, "The snapshot as brotli"); its code without
+docstrings, asserts and column tables, 3.30 MB (NOTES.md, "Session 16"). The engine's growth moves it a
+little: this budget leaves it 0.3 MB, less than the column tables alone would add back."""
 DECODER_BUDGET = 120_000
 """Bytes of the brotli decoder a first visit downloads besides (its WebAssembly and glue, compressed
 as a host that compresses sends them): 0.1 MB, against the 1.9 MB brotli saves."""
@@ -186,6 +187,15 @@ def test_the_snapshot_fits_its_byte_budget(built_site):
     decoder = sum(len((built_site / "pyodide" / (name + ".br")).read_bytes())
                   for name in ("brotli_dec_wasm.js", "brotli_dec_wasm_bg.wasm"))
     assert decoder <= DECODER_BUDGET, f"the brotli decoder is {decoder:,} bytes (budget {DECODER_BUDGET:,})"
+
+
+def test_the_snapshots_code_carries_no_docstrings(built_site):
+    """The worker's Python never reads a docstring: the snapshot's modules are compiled as ``python -OO``
+    (tools/make_snapshot.mjs, SNAPSHOT_ENV), which leaves them out of its memory and of the download."""
+    memory = inflate((built_site / "pyodide" / build.SNAPSHOT_NAME).read_bytes())
+    assert b"handle_message" in memory, "the engine's code is not in the snapshot"
+    doc = api.handle_message.__doc__
+    assert doc and doc.split(":")[0].encode() not in memory, "the snapshot holds the engine's docstrings"
 
 
 def test_the_lock_file_lists_only_what_the_site_ships(built_site):
