@@ -172,6 +172,28 @@ def test_a_new_build_is_offered_and_replaces_the_old_cache_whole(tab, offline_si
     assert tab.errors() == []
 
 
+def test_a_file_the_host_changed_after_the_build_is_never_saved(browser, built_site, tmp_path):
+    """A host that serves another file than the build listed (changed after the build, or an upload half
+    done): the service worker's digest check fails that download, and no part of the build is saved for offline
+    use; the page says so and still works online."""
+    top = tmp_path / "tampered"
+    copy = _symlinked_copy(built_site, top / SUBPATH)
+    other = copy / "europa" / "heavy-armour.html"  # a page the visit does not open
+    _replace(other, other.read_bytes() + b"\n<!-- changed on the host -->\n")
+    for suffix in (".br", ".gz"):
+        (other.parent / (other.name + suffix)).unlink(missing_ok=True)
+    with serving(top) as url:
+        tab = Tab(browser, url.rstrip("/"))
+        try:
+            tab.go(url + SUBPATH + SG_PAGE)
+            tab.wait("() => document.documentElement.dataset.offline === 'failed'", timeout=120)
+            assert [name for name in tab.call("() => caches.keys()") if name.startswith("rules-explorer-")] == []
+            widgets_match_cpython(tab, SG_PAGE)
+            assert tab.errors() == []
+        finally:
+            tab.quit()
+
+
 KEPT_CACHE = "rules-explorer:inflated"  # site/static/snapshot.js, site/service-worker.js
 SNAPSHOT = "pyodide/" + build.SNAPSHOT_NAME
 KEPT_FROM_JS = """async (url) => {
