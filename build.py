@@ -975,9 +975,15 @@ SPARSE_MAGIC = 0x70737200  # "\0rsp", little-endian: a snapshot without the page
 SPARSE_VERSION = 2
 SNAPSHOT_BROTLI = {"quality": 11, "lgwin": 24}
 """Brotli's best quality and its largest standard window (16 MB: the 17 MB file's far repeats are
-in reach). About 35 s of one core once per new snapshot (kept in PRECOMPRESS_CACHE by content,
-and a snapshot is byte-stable across builds of one tree); quality 9 takes 4 s and ships 0.5 MB
-more (NOTES.md)."""
+in reach). About 40 s of one core once per new snapshot (kept in SNAPSHOT_CACHE); quality 9 takes
+4 s and ships 0.5 MB more (NOTES.md)."""
+SNAPSHOT_CACHE = ROOT / ".build-cache" / "snapshot"
+"""Made snapshots, sparse and compressed, by a digest of what they are made from (`snapshot_key`).
+Two snapshots made from the same files are not byte-identical (hash seeds, clocks: NOTES.md
+"Session 16"), so a build reuses the one made before rather than making an equal one: a build that
+changed only pages skips the ~50 s of Node and brotli, and a reader's kept copy stays valid."""
+SNAPSHOT_CACHE_KEEP = 3
+"""Snapshots the cache keeps (the newest by use); older ones are deleted."""
 BROTLI_DECODER = ("brotli-dec-wasm", "2.3.2", "sha512-5H+k8eVLIJY6B4olN2HP9QzJAxcplf0jV7mWnkpxvOSeUE9Np"
                   "g3dQ2pgLn30a9MUFHNro1iSmtdu6VNdlb+TIw==")
 """The npm package (MIT OR Apache-2.0: Rust's brotli-decompressor as WebAssembly, 208 KB, 99 KB
@@ -1017,20 +1023,41 @@ def brotli_decoder(config: Config) -> dict[str, bytes]:
 
 
 def compress_snapshot(sparse: bytes) -> bytes:
-    """The sparse snapshot brotli-compressed (``SNAPSHOT_BROTLI``), kept in PRECOMPRESS_CACHE by content."""
+    """The sparse snapshot brotli-compressed (``SNAPSHOT_BROTLI``)."""
     brotli = _brotli()
     if brotli is None:
         raise BuildError("the snapshot ships brotli-compressed: the brotli package is missing (requirements-dev.txt)")
-    settings = ",".join(f"{k}{v}" for k, v in sorted(SNAPSHOT_BROTLI.items()))
-    key = PRECOMPRESS_CACHE / f"{hashlib.sha256(sparse).hexdigest()}.{settings}.br"
-    if key.exists():
-        return key.read_bytes()
-    packed = brotli.compress(sparse, **SNAPSHOT_BROTLI)
-    key.parent.mkdir(parents=True, exist_ok=True)
-    part = key.with_suffix(f".{os.getpid()}.tmp")
-    part.write_bytes(packed)
-    part.replace(key)
-    return packed
+    return brotli.compress(sparse, **SNAPSHOT_BROTLI)
+
+
+def snapshot_key(package: Path, wheel: Path) -> str:
+    """A digest of everything a snapshot is made from: the engine wheel, Pyodide's files, the scripts
+    that make and read it, Node's version and the compression's settings."""
+    node = subprocess.run([os.environ.get("NODE", "node"), "--version"], capture_output=True, text=True).stdout
+    digest = hashlib.sha256(f"{node.strip()}\0{sorted(SNAPSHOT_BROTLI.items())}".encode())
+    for path in (wheel, *(package / name for name in PYODIDE_FILES), ROOT / "tools" / "make_snapshot.mjs",
+                 ROOT / "site" / "static" / "snapshot.js"):
+        digest.update(b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def cached_snapshot(key: str, make: Callable[[], tuple[bytes, bytes]]) -> tuple[bytes, bytes]:
+    """The ``(sparse, compressed)`` snapshot for ``key`` from SNAPSHOT_CACHE, or made by ``make`` and kept."""
+    sparse, packed = SNAPSHOT_CACHE / f"{key}.bin", SNAPSHOT_CACHE / f"{key}.br"
+    if sparse.exists() and packed.exists():
+        os.utime(sparse)
+        return sparse.read_bytes(), packed.read_bytes()
+    made = make()
+    SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
+    for path, data in zip((packed, sparse), (made[1], made[0])):  # the sparse file last: it marks the pair whole
+        part = path.with_suffix(f".{os.getpid()}.tmp")
+        part.write_bytes(data)
+        part.replace(path)
+    kept = sorted(SNAPSHOT_CACHE.glob("*.bin"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in kept[SNAPSHOT_CACHE_KEEP:]:
+        old.unlink(missing_ok=True)
+        old.with_suffix(".br").unlink(missing_ok=True)
+    return made
 
 
 def check_snapshot_decodes(packed: Path, sparse: Path, decoder: Path) -> None:
@@ -1086,10 +1113,15 @@ def runtime_files(config: Config, workdir: Path) -> tuple[dict[str, bytes], int]
         (stage / "pyodide-lock.json").read_bytes(), {name.removeprefix("pyodide/") for name in files})
     decoder = brotli_decoder(config)
     files.update(decoder)
-    sparse = make_snapshot(package, wheel, stage / "snapshot.bin")  # memory snapshot
-    packed = compress_snapshot(sparse)
-    (stage / SNAPSHOT_NAME).write_bytes(packed)
-    check_snapshot_decodes(stage / SNAPSHOT_NAME, stage / "snapshot.bin", config.node_modules / BROTLI_DECODER[0])
+
+    def make() -> tuple[bytes, bytes]:
+        sparse = make_snapshot(package, wheel, stage / "snapshot.bin")  # memory snapshot
+        packed = compress_snapshot(sparse)
+        (stage / SNAPSHOT_NAME).write_bytes(packed)
+        check_snapshot_decodes(stage / SNAPSHOT_NAME, stage / "snapshot.bin", config.node_modules / BROTLI_DECODER[0])
+        return sparse, packed
+
+    sparse, packed = cached_snapshot(snapshot_key(package, wheel), make)
     files[f"pyodide/{SNAPSHOT_NAME}"] = packed
     return files, snapshot_size(sparse)
 

@@ -462,3 +462,35 @@ def test_a_seeded_battle_says_how_rare_it_is_among_its_runs_battles(real_site, u
     said = re.search(r'<p class="roll-luck">(.*?)</p>', section, re.S).group(1)
     assert unescape(said) == expected
     assert expected.startswith(f"How rare is a battle like this one? Among the run's {w.trials:,} battles: A battle ends “")
+
+
+def test_a_snapshot_is_made_once_for_the_same_files_and_again_when_one_changes(tmp_path, monkeypatch):
+    """Snapshots are not byte-identical from one making to the next, so the build keeps the one it made
+    (build.SNAPSHOT_CACHE) by a digest of what it is made from, and makes a new one when any of that changes."""
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(build, "SNAPSHOT_CACHE", cache)
+    package = tmp_path / "pyodide"
+    package.mkdir()
+    for name in build.PYODIDE_FILES:
+        (package / name).write_bytes(name.encode())
+    wheel = tmp_path / "engine.whl"
+    wheel.write_bytes(b"wheel")
+    made: list[int] = []
+
+    def make() -> tuple[bytes, bytes]:
+        made.append(len(made) + 1)
+        return b"sparse %d" % made[-1], b"packed %d" % made[-1]
+
+    key = build.snapshot_key(package, wheel)
+    assert build.cached_snapshot(key, make) == (b"sparse 1", b"packed 1")
+    assert build.snapshot_key(package, wheel) == key
+    assert build.cached_snapshot(key, make) == (b"sparse 1", b"packed 1") and made == [1]  # kept, not made again
+    for changed in (wheel, package / "pyodide.asm.wasm"):
+        before = changed.read_bytes()
+        changed.write_bytes(before + b"!")
+        assert build.snapshot_key(package, wheel) != key, changed.name
+        changed.write_bytes(before)
+    for n in range(build.SNAPSHOT_CACHE_KEEP + 2):  # only the newest few stay
+        build.cached_snapshot(f"other{n}", make)
+    kept = sorted(p.name for p in cache.iterdir())
+    assert len(kept) == 2 * build.SNAPSHOT_CACHE_KEEP and f"other{build.SNAPSHOT_CACHE_KEEP + 1}.br" in kept
