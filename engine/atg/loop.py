@@ -327,6 +327,11 @@ class Battle:
         """The experience a hit gives, as the target's power over the attacker's kept between the rulevars
         (by target and attacker type slot), worked out at the first such hit."""
         self.hit_effects = hit_effects(self.f)
+        self.may_attack = tuple([self._attacks_at_all(side, t) for t in self.types] for side in (0, 1))
+        """:meth:`_attacks_at_all` by side and type slot."""
+        self.deals_structural = any(t.anti_structural for t in self.types)
+        self.auto_destroys = any(t.auto_destroy for t in self.types)
+        """Whether any type of the battle deals structural damage, or is used up (else those passes are skipped)."""
         if _modifier_lists[0] is not s or _modifier_lists[1] is not self.rules or len(_modifier_lists[2]) > 64:
             _modifier_lists[:] = [s, self.rules, {}]
         joined = tuple(d.joins for d in self.decisions)
@@ -483,7 +488,8 @@ class Battle:
         self._stacking()
         self._round_modifiers()
         self.subround = 0
-        acting = [p for p in self.everyone if self._attacks_at_all(p)]
+        may_attack = self.may_attack
+        acting = [p for p in self.everyone if may_attack[p.side][p.slot]]
         while True:
             self.subround += 1
             acted = False
@@ -508,13 +514,13 @@ class Battle:
                 break
         self._structural_damage()
 
-    def _attacks_at_all(self, p: Individual) -> bool:
-        """Whether ``p``'s side and type let it attack in this battle (in the steps, while it fights and has
-        attacks left)."""
-        if p.side == 0:
-            return not (self.combat == "air_recon" and p.t.is_air)
+    def _attacks_at_all(self, side: int, t: UnitType) -> bool:
+        """Whether a side's individuals of type ``t`` may attack in this battle (in the steps, while they
+        fight and have attacks left). Asked once a battle for each side and type (:attr:`may_attack`)."""
+        if side == 0:
+            return not (self.combat == "air_recon" and t.is_air)
         if self.bombardment:
-            return self.rules.counter_battery and p.t.artillery_range > 0
+            return self.rules.counter_battery and t.artillery_range > 0
         return True
 
     def targetable(self, a: Individual, x: Individual) -> bool:
@@ -623,6 +629,8 @@ class Battle:
         return tt.attack.get(at.group, 0) > 0  # attack_points(self, t, a), on the hot path
 
     def _structural_damage(self) -> None:
+        if not self.deals_structural:
+            return
         f = self.f
         for p in self.everyone:
             asp = p.t.anti_structural
@@ -637,6 +645,8 @@ class Battle:
     # After the steps ------------------------------------------------------------------------------------
 
     def _auto_destroy(self) -> None:
+        if not self.auto_destroys:
+            return
         for p in self.everyone:
             if p.status == IN and p.t.auto_destroy and (
                     p.attacks_total >= 1 or (p.side == 0 and p.t.anti_structural > 0)):
@@ -649,14 +659,16 @@ class Battle:
         r = self.round
         if self.combat == "paradrop" and r == self.rules.paradrop_round:
             self._drop()
+        mission_over = [self._mission_over(t, r) for t in self.types]  # by type slot
+        defenders_pay = self.rules.defenders_pay_ap
         for p in self.everyone:
             if p.status != IN or p.outside:
                 continue
             if p.side == 0:
-                if self._mission_over(p, r):
+                if mission_over[p.slot]:
                     p.retreat(MISSION, r)
                     continue
-            elif not self.rules.defenders_pay_ap or p.interceptor:
+            elif not defenders_pay or p.interceptor:
                 continue
             if p.ap < cost:
                 p.retreat(MISSION, r)
@@ -664,11 +676,12 @@ class Battle:
             else:
                 p.ap -= cost
 
-    def _mission_over(self, p: Individual, r: int) -> bool:
+    def _mission_over(self, t: UnitType, r: int) -> bool:
+        """Whether the hex's attackers of type ``t`` end their mission in round ``r``."""
         if self.combat == "paradrop":
-            return p.t.transport and r >= self.rules.paradrop_round
+            return t.transport and r >= self.rules.paradrop_round
         if self.combat in ("air_recon", "airlift", "air_supply", "surprise"):
-            return r >= self.rules.mission_round and (self.combat == "surprise" or p.t.is_air)
+            return r >= self.rules.mission_round and (self.combat == "surprise" or t.is_air)
         return False
 
     def _transports_lost(self) -> int:
