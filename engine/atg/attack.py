@@ -378,8 +378,8 @@ def _draw(b: Battle, value: float) -> float:
 def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
     """Play one attack (or counterattack) and apply its result; returns kill, retreat, pinned or miss."""
     at = a.t
-    att = float(at.attack.get(t.t.group, 0))  # attack_points(), on the hot path
-    hp = float(t.t.hit_points)
+    att = b.attack_points[a.slot][t.slot]  # attack_points() and the hit points, as floats: the hot path's copy
+    hp = b.hit_points[t.slot]
     record = b.record
     if record:  # every factor that is not 1.0 goes into the log
         att_mods: list[tuple[str, float]] = []
@@ -453,11 +453,7 @@ def hit_effects(f: Mapping[str, float]) -> dict[str, tuple[float, float, float, 
 def _apply_hit(b: Battle, a: Individual, t: Individual, result: str) -> float:
     b.out_of_reach(t)
     f = b.f
-    ratios = b.experience_ratios[t.slot]  # by the two types: worked out once a battle
-    mod = ratios[a.slot]
-    if mod is None:
-        mod = ratios[a.slot] = parts.experience_modifier(float(t.t.power_points), float(a.t.power_points),
-                                                         f["experience_min"], f["experience_max"])
+    mod = b.experience_ratios[t.slot][a.slot]  # by the two types: worked out once for a run's battles
     t.last_hit = b.round
     a.last_success = b.round
     if result == KILL:

@@ -211,8 +211,6 @@ class Battle:
         """The battle's unit types, each once: an individual's ``slot`` is its type's place here."""
         self.slots: dict[int, int] = {}
         """Each type's place in ``types``, by ``id``."""
-        self.type_tables: dict[tuple[int, bool, int], tuple[list[bool], list[bool]]] = {}
-        """:meth:`_type_table` worked out so far."""
         self.candidates: tuple[dict[tuple[int, bool], list[Individual]], ...] = ({}, {})
         """The targets :meth:`_find_target` found for each kind of attacker in these steps (by the attackers'
         side, then type slot and brokenness), kept up to date: during the steps the only change is that
@@ -323,15 +321,6 @@ class Battle:
                     self._add_unit(1, aa.unit, outside=True)
         carrying = self.combat in ("paradrop", "airlift", "air_supply")
         self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport and carrying)
-        self.experience_ratios: list[list[float | None]] = [[None] * len(self.types) for _ in self.types]
-        """The experience a hit gives, as the target's power over the attacker's kept between the rulevars
-        (by target and attacker type slot), worked out at the first such hit."""
-        self.hit_effects = hit_effects(self.f)
-        self.may_attack = tuple([self._attacks_at_all(side, t) for t in self.types] for side in (0, 1))
-        """:meth:`_attacks_at_all` by side and type slot."""
-        self.deals_structural = any(t.anti_structural for t in self.types)
-        self.auto_destroys = any(t.auto_destroy for t in self.types)
-        """Whether any type of the battle deals structural damage, or is used up (else those passes are skipped)."""
         if _modifier_lists[0] is not s or _modifier_lists[1] is not self.rules or len(_modifier_lists[2]) > 64:
             _modifier_lists[:] = [s, self.rules, {}]
         joined = tuple(d.joins for d in self.decisions)
@@ -339,17 +328,39 @@ class Battle:
         if kept is None:
             mods = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
             checks = tuple(dict.fromkeys(ROUND_IDLE_WHEN[fn] for _, fn in mods[0] + mods[1] if fn in ROUND_IDLE_WHEN))
-            kept = _modifier_lists[2][joined] = (mods, checks, {})
-        self.battle_modifiers, self.round_checks, self.round_lists = kept
+            kept = _modifier_lists[2][joined] = (mods, checks, {}, self._type_facts())
+        self.battle_modifiers, self.round_checks, self.round_lists, facts = kept
         """The attack and hit point modifiers that can differ from 1.0 in this battle; the checks of
         :data:`ROUND_IDLE_WHEN` they need; each round's lists by those checks' answers (:meth:`_round_modifiers`).
         The same for every battle of one setup, rules and interceptors joining, so worked out once for them."""
+        (self.may_attack, self.deals_structural, self.auto_destroys, self.attack_points, self.hit_points,
+         self.experience_ratios, self.hit_effects, self.type_tables) = facts
+        """What the battle's types and rules fix (:meth:`_type_facts`), also the same for every battle of one
+        setup, rules and interceptors joining."""
         self.attack_modifiers, self.hit_point_modifiers = self.battle_modifiers
         self.attack_factors: tuple[Modifier, ...] = ()
         self.hit_point_factors: tuple[Modifier, ...] = ()
         self.attack_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
         self.hit_point_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
         """Set for each round's steps by :meth:`_round_modifiers`."""
+
+    def _type_facts(self) -> tuple[Any, ...]:
+        """What the battle's types (by slot) and rules fix, worked out once for every battle that shares them:
+        who may attack at all (:meth:`_attacks_at_all`, by side and slot); whether any type deals structural
+        damage, and whether any is used up (else those passes are skipped); attack points as floats (by
+        attacker and target slot) and hit points as floats; the experience ratio of a hit (the target's power
+        over the attacker's, kept between the rulevars; by target and attacker slot); what a retreat or pinned
+        hit leaves (:func:`.attack.hit_effects`); and :meth:`_type_table`'s answers, filled as asked."""
+        f, types = self.f, self.types
+        return (tuple([self._attacks_at_all(side, t) for t in types] for side in (0, 1)),
+                any(t.anti_structural for t in types),
+                any(t.auto_destroy for t in types),
+                [[float(at.attack.get(xt.group, 0)) for xt in types] for at in types],
+                [float(t.hit_points) for t in types],
+                [[parts.experience_modifier(float(tt.power_points), float(at.power_points), f["experience_min"],
+                                            f["experience_max"]) for at in types] for tt in types],
+                hit_effects(f),
+                {})
 
     def _round_modifiers(self) -> None:
         """The modifiers that can differ from 1.0 in this round's steps (the hot path's lists), with their
@@ -626,7 +637,7 @@ class Battle:
             return False
         if a.attacked > at.max_attacked or t.attacked > tt.max_attacked:
             return False
-        return tt.attack.get(at.group, 0) > 0  # attack_points(self, t, a), on the hot path
+        return self.attack_points[t.slot][a.slot] > 0  # attack_points(self, t, a), on the hot path
 
     def _structural_damage(self) -> None:
         if not self.deals_structural:
