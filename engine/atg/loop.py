@@ -214,7 +214,10 @@ class Battle:
         self.candidates: tuple[dict[tuple[int, bool], list[Individual]], ...] = ({}, {})
         """The targets :meth:`_find_target` found for each kind of attacker in these steps (by the attackers'
         side, then type slot and brokenness), kept up to date: during the steps the only change is that
-        someone hit is a target no more (:meth:`out_of_reach`)."""
+        someone hit is a target no more (:meth:`out_of_reach`). Kinds with the same :meth:`_type_table` may
+        target the same enemies: they share one list."""
+        self.target_lists: tuple[dict[tuple[Any, ...], list[Individual]], ...] = ({}, {})
+        """The same lists, each once, by the attackers' side and the :meth:`_type_table` they were found with."""
         self.attacks_made = 0
         self.first_attack: tuple[float, float, bool] | None = None
         """The battle's first attack: its attack score and hit points after every modifier, and whether it hit."""
@@ -334,7 +337,7 @@ class Battle:
         :data:`ROUND_IDLE_WHEN` they need; each round's lists by those checks' answers (:meth:`_round_modifiers`).
         The same for every battle of one setup, rules and interceptors joining, so worked out once for them."""
         (self.may_attack, self.deals_structural, self.auto_destroys, self.attack_points, self.hit_points,
-         self.experience_ratios, self.hit_effects, self.type_tables) = facts
+         self.experience_ratios, self.hit_effects, self.type_tables, self.favourite_scores) = facts
         """What the battle's types and rules fix (:meth:`_type_facts`), also the same for every battle of one
         setup, rules and interceptors joining."""
         self.attack_modifiers, self.hit_point_modifiers = self.battle_modifiers
@@ -350,7 +353,9 @@ class Battle:
         damage, and whether any is used up (else those passes are skipped); attack points as floats (by
         attacker and target slot) and hit points as floats; the experience ratio of a hit (the target's power
         over the attacker's, kept between the rulevars; by target and attacker slot); what a retreat or pinned
-        hit leaves (:func:`.attack.hit_effects`); and :meth:`_type_table`'s answers, filled as asked."""
+        hit leaves (:func:`.attack.hit_effects`); :meth:`_type_table`'s answers, filled as asked; and each
+        type's favourite-target score for each type (by attacker and target slot: artillery favourites in a
+        bombardment)."""
         f, types = self.f, self.types
         return (tuple([self._attacks_at_all(side, t) for t in types] for side in (0, 1)),
                 any(t.anti_structural for t in types),
@@ -360,7 +365,9 @@ class Battle:
                 [[parts.experience_modifier(float(tt.power_points), float(at.power_points), f["experience_min"],
                                             f["experience_max"]) for at in types] for tt in types],
                 hit_effects(f),
-                {})
+                {},
+                [[(at.artillery_favourites if self.bombardment else at.favourites).get(xt.group, 0) for xt in types]
+                 for at in types])
 
     def _round_modifiers(self) -> None:
         """The modifiers that can differ from 1.0 in this round's steps (the hot path's lists), with their
@@ -491,7 +498,7 @@ class Battle:
                     self.stack_factor[0]["artillery"] = 1.0
 
     def _steps(self) -> None:
-        for found in self.candidates:
+        for found in self.candidates + self.target_lists:
             found.clear()
         for p in self.everyone:
             p.attacks = 0
@@ -562,23 +569,24 @@ class Battle:
                 return False
         return True
 
-    def _type_table(self, a: Individual) -> tuple[list[bool], list[bool]]:
+    def _type_table(self, a: Individual) -> tuple[tuple[bool, ...], tuple[bool, ...], bool]:
         """:meth:`type_targetable` for ``a`` against each type of the battle (by slot), in the battle
-        and retreating; worked out once per attacking type, brokenness and side, as types do not
-        change (every individual joins before the first round)."""
+        and retreating, and whether ``a`` spares enemies that broke through (land artillery): all that
+        decides whom it may target, besides their state. Worked out once per attacking type, brokenness
+        and side, as types do not change (every individual joins before the first round)."""
         key = (a.slot, a.broken, a.side)
         table = self.type_tables.get(key)
         if table is None:
             table = self.type_tables[key] = (
-                [self.type_targetable(a.t, a.broken, xt, False) for xt in self.types],
-                [self.type_targetable(a.t, a.broken, xt, True) for xt in self.types])
+                tuple(self.type_targetable(a.t, a.broken, xt, False) for xt in self.types),
+                tuple(self.type_targetable(a.t, a.broken, xt, True) for xt in self.types),
+                a.t.artillery_range > 0 and a.t.theatre == "land")
         return table
 
     def targets_for(self, a: Individual) -> list[Individual]:
         """Every enemy ``a`` may choose as its target now, in its side's order: what :meth:`targetable`
         says, with its type-only part looked up."""
-        fighting, retreating = self._type_table(a)
-        spares_broken = a.t.artillery_range > 0 and a.t.theatre == "land"
+        fighting, retreating, spares_broken = self._type_table(a)
         return [x for x in self.people[1 - a.side]
                 if (fighting[x.slot] if x.status == IN else
                     x.status == RETREATING and x.kind != HIT and retreating[x.slot])
@@ -592,8 +600,13 @@ class Battle:
         kept = self.candidates[a.side]
         key = (a.slot, a.broken)
         candidates = kept.get(key)
-        if candidates is None:
-            candidates = kept[key] = self.targets_for(a)
+        if candidates is None:  # a kind of attacker that targets whom an earlier one does shares its list
+            table = self._type_table(a)
+            shared = self.target_lists[a.side]
+            candidates = shared.get(table)
+            if candidates is None:
+                candidates = shared[table] = self.targets_for(a)
+            kept[key] = candidates
         if not candidates:
             return None
         n = len(candidates)
@@ -601,11 +614,11 @@ class Battle:
         best = candidates[int(rnd() * n)]
         tries = a.t.tries
         if tries > 1:
-            fav = a.t.artillery_favourites if self.bombardment else a.t.favourites
-            best_score = fav.get(best.t.group, 0)
+            fav = self.favourite_scores[a.slot]  # by the target's type slot
+            best_score = fav[best.slot]
             for _ in range(tries - 1):
                 x = candidates[int(rnd() * n)]
-                score = fav.get(x.t.group, 0)
+                score = fav[x.slot]
                 if score > best_score:
                     best, best_score = x, score
         return best
@@ -613,7 +626,7 @@ class Battle:
     def out_of_reach(self, x: Individual) -> None:
         """``x`` was just hit: killed, pinned down or retreating under fire, it is nobody's target any more.
         Taken out of the targets found so far, which keep their order (the draws pick by position)."""
-        for found in self.candidates[1 - x.side].values():  # the lists of x's enemies
+        for found in self.target_lists[1 - x.side].values():  # the lists of x's enemies, each once
             if x in found:
                 found.remove(x)
 
