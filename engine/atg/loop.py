@@ -178,6 +178,7 @@ def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = Fals
 
 _initiative = attrgetter("initiative")
 _status, _broken, _xp_gained = attrgetter("status"), attrgetter("broken"), attrgetter("xp_gained")
+_is_lost = LOST.__contains__
 """Read over a side's individuals at C speed (:meth:`Battle._tally`)."""
 
 _setup_floats: list[Any] = [None, {}]
@@ -284,13 +285,11 @@ class Battle:
             self.type_floats.append(self._floats_of(t))
         record = self.record
         start = start_floats(unit.state)
-        for i in range(unit.count):
-            # each individual's own name only where there is a log to name it in
-            ind = Individual(f"{label} #{i + 1}" if record else label, side, index, t, start, slot, outside,
-                             cargo, interceptor)
-            info.members.append(ind)
-            self.people[side].append(ind)
-            self.everyone.append(ind)
+        # each individual's own name only where there is a log to name it in
+        info.members = [Individual(f"{label} #{i + 1}" if record else label, side, index, t, start, slot, outside,
+                                   cargo, interceptor) for i in range(unit.count)]
+        self.people[side].extend(info.members)
+        self.everyone.extend(info.members)
 
     def _floats_of(self, x: Unit | UnitType) -> tuple[float, ...]:
         """A unit's (global modifier, staff experience bonus, HQ power, people, against people) or a type's
@@ -313,7 +312,7 @@ class Battle:
             self._add_unit(0, u)
         for u in s.defenders:
             self._add_unit(1, u)
-        self.had_ships = any(p.t.theatre == "naval" for p in self.people[1])
+        self.had_ships = any(u.members[0].t.theatre == "naval" for u in self.units[1] if u.members)
         self.decisions = intercepts(s, self.rules, self.rng)
         for d in self.decisions:
             if d.joins:
@@ -323,7 +322,7 @@ class Battle:
                 if s.type_of(aa.unit).aa_range >= aa.distance:
                     self._add_unit(1, aa.unit, outside=True)
         carrying = self.combat in ("paradrop", "airlift", "air_supply")
-        self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport and carrying)
+        self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport) if carrying else 0
         if _modifier_lists[0] is not s or _modifier_lists[1] is not self.rules or len(_modifier_lists[2]) > 64:
             _modifier_lists[:] = [s, self.rules, {}]
         joined = tuple(d.joins for d in self.decisions)
@@ -507,7 +506,8 @@ class Battle:
         self._round_modifiers()
         self.subround = 0
         may_attack = self.may_attack
-        acting = [p for p in self.everyone if may_attack[p.side][p.slot]]
+        acting = (self.everyone if all(map(all, may_attack))  # (copied by the first subround's filter)
+                  else [p for p in self.everyone if may_attack[p.side][p.slot]])
         while True:
             self.subround += 1
             acted = False
@@ -949,18 +949,16 @@ class Battle:
         start: dict[str, int] = {}
         lost: dict[str, int] = {}
         alive: dict[str, int] = {}
-        statuses: Counter[str] = Counter()
         for u in self.units[side]:  # a unit's members are its side's individuals of its type, in their order
             if not u.members:
                 continue
             name = u.members[0].t.name
-            here = Counter(map(_status, u.members))
-            statuses.update(here)
-            n, k = len(u.members), sum(here[x] for x in LOST)
+            n, k = len(u.members), sum(map(_is_lost, map(_status, u.members)))
             start[name] = start.get(name, 0) + n
             lost[name] = lost.get(name, 0) + k
             alive[name] = alive.get(name, 0) + n - k
-        ps = self.people[side]
+        ps = self.people[side]  # its units' members, each once
+        statuses = Counter(map(_status, ps))
         return SideTally(start, lost, alive,
                          retreated=statuses[RETREATING] + statuses[RETREATED],
                          panics=sum(1 for u in self.units[side] if u.panicked),
