@@ -178,8 +178,8 @@ def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = Fals
 
 _initiative = attrgetter("initiative")
 _status, _broken, _xp_gained = attrgetter("status"), attrgetter("broken"), attrgetter("xp_gained")
-_is_lost = LOST.__contains__
-"""Read over a side's individuals at C speed (:meth:`Battle._tally`)."""
+_morale = attrgetter("morale")
+"""Read over a side's or a unit's individuals at C speed."""
 
 _setup_floats: list[Any] = [None, {}]
 """The last setup, and its units' and types' fixed numbers as floats by ``id`` (:meth:`Battle._floats_of`):
@@ -321,6 +321,9 @@ class Battle:
             for aa in s.aa_support:
                 if s.type_of(aa.unit).aa_range >= aa.distance:
                     self._add_unit(1, aa.unit, outside=True)
+        self.aircraft = tuple(any(u.members[0].t.theatre == "air" for u in self.units[side] if u.members)
+                              for side in (0, 1))
+        """Whether each side has aircraft, interceptors that joined included."""
         carrying = self.combat in ("paradrop", "airlift", "air_supply")
         self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport) if carrying else 0
         if _modifier_lists[0] is not s or _modifier_lists[1] is not self.rules or len(_modifier_lists[2]) > 64:
@@ -745,6 +748,8 @@ class Battle:
     def _breakthrough_side(self, side: int, *, aircraft_only: bool = False) -> None:
         r = self.round
         need = self.rules.breakthrough_rounds
+        if (aircraft_only or r < need) and not self.aircraft[side]:
+            return  # only aircraft may break through now (no one has fought `need` rounds yet), and it has none
         enemy = self.people[1 - side]
         front = any(x.status == IN and not x.outside and not x.t.backbench for x in enemy)
         fail = parts.breakthrough_failure(self.stack[side].get("land", 0.0), self.stack_max[side].get("land", 1.0))
@@ -798,7 +803,7 @@ class Battle:
                 if not fighting:
                     continue
                 remaining = 100.0 * len(fighting) / u.count
-                morale = math.fsum(p.morale for p in fighting) / len(fighting)
+                morale = math.fsum(map(_morale, fighting)) / len(fighting)
                 if not parts.panic_possible(remaining, morale, u.can_retreat, f["no_retreat_morale_factor"],
                                             f["panic_complement"] == 1.0):
                     continue
@@ -953,7 +958,7 @@ class Battle:
             if not u.members:
                 continue
             name = u.members[0].t.name
-            n, k = len(u.members), sum(map(_is_lost, map(_status, u.members)))
+            n, k = len(u.members), sum(1 for p in u.members if p.status in LOST)
             start[name] = start.get(name, 0) + n
             lost[name] = lost.get(name, 0) + k
             alive[name] = alive.get(name, 0) + n - k
