@@ -429,6 +429,8 @@ class Battle:
             p.initiative = rnd() * p.t.initiative
 
     def _sort(self) -> None:
+        if self.round > 1:  # initiative is thrown once: a later round's sort would leave the order as it is
+            return
         self.everyone.sort(key=_initiative, reverse=True)  # highest first; a stable sort, ties keep their order
 
     def _capitulation(self) -> None:
@@ -838,12 +840,14 @@ class Battle:
                     self._note({"event": "orderly retreat", "unit": u.label, "casualties %": round(casualties, 3),
                                 "standing order %": u.retreat_order})
 
-    def _attackers_left(self) -> int:
+    def _attackers_left(self) -> bool:
+        """Whether any attacker is still fighting (a paradrop's still carried count)."""
         carried_count = self.combat == "paradrop"
-        return sum(1 for p in self.people[0] if p.status == IN or (carried_count and p.status == CARRIED))
+        return any(p.status == IN or (carried_count and p.status == CARRIED) for p in self.people[0])
 
-    def _defenders_left(self) -> int:
-        return sum(1 for p in self.people[1] if p.status == IN and not p.outside)
+    def _defenders_left(self) -> bool:
+        """Whether any defender is still fighting in the hex."""
+        return any(p.status == IN and not p.outside for p in self.people[1])
 
     def _continues(self) -> bool:
         if self.combat == "bombing_run":
