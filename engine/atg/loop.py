@@ -250,6 +250,8 @@ class Battle:
         self.units: list[list[UnitInfo]] = [[], []]
         self.people: list[list[Individual]] = [[], []]
         self.everyone: list[Individual] = []
+        self.lowest_fuel = math.inf
+        """The least fuel any individual has (kept as fuel is used: :func:`.attack._use_fuel`)."""
         self.structural = [0.0, 0.0]
         self.continued = False
         self.ending = "continuing"
@@ -285,6 +287,8 @@ class Battle:
             self.type_floats.append(self._floats_of(t))
         record = self.record
         start = start_floats(unit.state)
+        if unit.count and start[5] < self.lowest_fuel:
+            self.lowest_fuel = start[5]
         # each individual's own name only where there is a log to name it in
         info.members = [Individual(f"{label} #{i + 1}" if record else label, side, index, t, start, slot, outside,
                                    cargo, interceptor) for i in range(unit.count)]
