@@ -328,6 +328,8 @@ class Battle:
         self.aircraft = tuple(any(u.members[0].t.theatre == "air" for u in self.units[side] if u.members)
                               for side in (0, 1))
         """Whether each side has aircraft, interceptors that joined included."""
+        self.search_work = tuple(len(self.people[1 - side]) + 1 for side in (0, 1))
+        """The work a target search by each side counts: its enemies looked over, plus its attack."""
         carrying = self.combat in ("paradrop", "airlift", "air_supply")
         self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport) if carrying else 0
         if _modifier_lists[0] is not s or _modifier_lists[1] is not self.rules or len(_modifier_lists[2]) > 64:
@@ -602,8 +604,7 @@ class Battle:
                 and not x.outside and not (x.broken and spares_broken)]
 
     def _find_target(self, a: Individual) -> Individual | None:
-        enemy = self.people[1 - a.side]
-        self.work += len(enemy) + 1
+        self.work += self.search_work[a.side]
         if self.work > self.work_limit:
             raise BattleTooBig(self.round, self.attacks_made)
         kept = self.candidates[a.side]
