@@ -255,7 +255,8 @@ def _units_all_one(field: str) -> Callable[[Battle], bool]:
 
 
 # Checks that look over every individual read them through attrgetter, at C speed.
-_fuel, _readiness, _status = attrgetter("fuel"), attrgetter("readiness"), attrgetter("status")
+_readiness, _status = attrgetter("readiness"), attrgetter("status")
+_fuel_per_round = attrgetter("fuel_per_round")
 
 
 def _readiness_idle(b: Battle, weights: tuple[str, ...]) -> bool:
@@ -294,7 +295,7 @@ multiplying by 1.0 changes nothing, so every figure stays as it was)."""
 
 def _fuel_idle(b: Battle) -> bool:
     # nobody short of fuel at the start: only a first attack of the round uses any, and it then needs none
-    return max((t.fuel_per_round for t in b.types), default=0) <= min(map(_fuel, b.everyone), default=0.0)
+    return max(map(_fuel_per_round, b.types), default=0) <= (b.lowest_fuel if b.everyone else 0.0)
 
 
 def _stack_idle(b: Battle) -> bool:
@@ -306,7 +307,7 @@ def _no_target_in_retreat(b: Battle) -> bool:
     # nobody's target again: Battle.out_of_reach), and nobody starts such a retreat during the steps
     if RETREATING not in set(map(_status, b.everyone)):
         return True
-    return not any(p.status == RETREATING and p.kind != HIT for p in b.everyone)
+    return not any(p.kind != HIT for p in b.everyone if p.status == RETREATING)
 
 
 ROUND_IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
@@ -378,8 +379,8 @@ def _draw(b: Battle, value: float) -> float:
 def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
     """Play one attack (or counterattack) and apply its result; returns kill, retreat, pinned or miss."""
     at = a.t
-    att = float(at.attack.get(t.t.group, 0))  # attack_points(), on the hot path
-    hp = float(t.t.hit_points)
+    att = b.attack_points[a.slot][t.slot]  # attack_points() and the hit points, as floats: the hot path's copy
+    hp = b.hit_points[t.slot]
     record = b.record
     if record:  # every factor that is not 1.0 goes into the log
         att_mods: list[tuple[str, float]] = []
@@ -440,6 +441,8 @@ def _use_fuel(b: Battle, a: Individual, t: Individual) -> None:
     if need and a.fuel_round != b.round and t.attacked <= t.t.max_attacked and a.fuel >= need:
         a.fuel -= need
         a.fuel_round = b.round
+        if a.fuel < b.lowest_fuel:
+            b.lowest_fuel = a.fuel
 
 
 def hit_effects(f: Mapping[str, float]) -> dict[str, tuple[float, float, float, float]]:
@@ -453,11 +456,7 @@ def hit_effects(f: Mapping[str, float]) -> dict[str, tuple[float, float, float, 
 def _apply_hit(b: Battle, a: Individual, t: Individual, result: str) -> float:
     b.out_of_reach(t)
     f = b.f
-    ratios = b.experience_ratios[t.slot]  # by the two types: worked out once a battle
-    mod = ratios[a.slot]
-    if mod is None:
-        mod = ratios[a.slot] = parts.experience_modifier(float(t.t.power_points), float(a.t.power_points),
-                                                         f["experience_min"], f["experience_max"])
+    mod = b.experience_ratios[t.slot][a.slot]  # by the two types: worked out once for a run's battles
     t.last_hit = b.round
     a.last_success = b.round
     if result == KILL:

@@ -178,7 +178,8 @@ def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = Fals
 
 _initiative = attrgetter("initiative")
 _status, _broken, _xp_gained = attrgetter("status"), attrgetter("broken"), attrgetter("xp_gained")
-"""Read over a side's individuals at C speed (:meth:`Battle._tally`)."""
+_morale = attrgetter("morale")
+"""Read over a side's or a unit's individuals at C speed."""
 
 _setup_floats: list[Any] = [None, {}]
 """The last setup, and its units' and types' fixed numbers as floats by ``id`` (:meth:`Battle._floats_of`):
@@ -211,12 +212,13 @@ class Battle:
         """The battle's unit types, each once: an individual's ``slot`` is its type's place here."""
         self.slots: dict[int, int] = {}
         """Each type's place in ``types``, by ``id``."""
-        self.type_tables: dict[tuple[int, bool, int], tuple[list[bool], list[bool]]] = {}
-        """:meth:`_type_table` worked out so far."""
         self.candidates: tuple[dict[tuple[int, bool], list[Individual]], ...] = ({}, {})
         """The targets :meth:`_find_target` found for each kind of attacker in these steps (by the attackers'
         side, then type slot and brokenness), kept up to date: during the steps the only change is that
-        someone hit is a target no more (:meth:`out_of_reach`)."""
+        someone hit is a target no more (:meth:`out_of_reach`). Kinds with the same :meth:`_type_table` may
+        target the same enemies: they share one list."""
+        self.target_lists: tuple[dict[tuple[Any, ...], list[Individual]], ...] = ({}, {})
+        """The same lists, each once, by the attackers' side and the :meth:`_type_table` they were found with."""
         self.attacks_made = 0
         self.first_attack: tuple[float, float, bool] | None = None
         """The battle's first attack: its attack score and hit points after every modifier, and whether it hit."""
@@ -248,6 +250,8 @@ class Battle:
         self.units: list[list[UnitInfo]] = [[], []]
         self.people: list[list[Individual]] = [[], []]
         self.everyone: list[Individual] = []
+        self.lowest_fuel = math.inf
+        """The least fuel any individual has (kept as fuel is used: :func:`.attack._use_fuel`)."""
         self.structural = [0.0, 0.0]
         self.continued = False
         self.ending = "continuing"
@@ -283,13 +287,13 @@ class Battle:
             self.type_floats.append(self._floats_of(t))
         record = self.record
         start = start_floats(unit.state)
-        for i in range(unit.count):
-            # each individual's own name only where there is a log to name it in
-            ind = Individual(f"{label} #{i + 1}" if record else label, side, index, t, start, slot, outside,
-                             cargo, interceptor)
-            info.members.append(ind)
-            self.people[side].append(ind)
-            self.everyone.append(ind)
+        if unit.count and start[5] < self.lowest_fuel:
+            self.lowest_fuel = start[5]
+        # each individual's own name only where there is a log to name it in
+        info.members = [Individual(f"{label} #{i + 1}" if record else label, side, index, t, start, slot, outside,
+                                   cargo, interceptor) for i in range(unit.count)]
+        self.people[side].extend(info.members)
+        self.everyone.extend(info.members)
 
     def _floats_of(self, x: Unit | UnitType) -> tuple[float, ...]:
         """A unit's (global modifier, staff experience bonus, HQ power, people, against people) or a type's
@@ -312,7 +316,7 @@ class Battle:
             self._add_unit(0, u)
         for u in s.defenders:
             self._add_unit(1, u)
-        self.had_ships = any(p.t.theatre == "naval" for p in self.people[1])
+        self.had_ships = any(u.members[0].t.theatre == "naval" for u in self.units[1] if u.members)
         self.decisions = intercepts(s, self.rules, self.rng)
         for d in self.decisions:
             if d.joins:
@@ -321,12 +325,13 @@ class Battle:
             for aa in s.aa_support:
                 if s.type_of(aa.unit).aa_range >= aa.distance:
                     self._add_unit(1, aa.unit, outside=True)
+        self.aircraft = tuple(any(u.members[0].t.theatre == "air" for u in self.units[side] if u.members)
+                              for side in (0, 1))
+        """Whether each side has aircraft, interceptors that joined included."""
+        self.search_work = tuple(len(self.people[1 - side]) + 1 for side in (0, 1))
+        """The work a target search by each side counts: its enemies looked over, plus its attack."""
         carrying = self.combat in ("paradrop", "airlift", "air_supply")
-        self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport and carrying)
-        self.experience_ratios: list[list[float | None]] = [[None] * len(self.types) for _ in self.types]
-        """The experience a hit gives, as the target's power over the attacker's kept between the rulevars
-        (by target and attacker type slot), worked out at the first such hit."""
-        self.hit_effects = hit_effects(self.f)
+        self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport) if carrying else 0
         if _modifier_lists[0] is not s or _modifier_lists[1] is not self.rules or len(_modifier_lists[2]) > 64:
             _modifier_lists[:] = [s, self.rules, {}]
         joined = tuple(d.joins for d in self.decisions)
@@ -334,17 +339,43 @@ class Battle:
         if kept is None:
             mods = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
             checks = tuple(dict.fromkeys(ROUND_IDLE_WHEN[fn] for _, fn in mods[0] + mods[1] if fn in ROUND_IDLE_WHEN))
-            kept = _modifier_lists[2][joined] = (mods, checks, {})
-        self.battle_modifiers, self.round_checks, self.round_lists = kept
+            kept = _modifier_lists[2][joined] = (mods, checks, {}, self._type_facts())
+        self.battle_modifiers, self.round_checks, self.round_lists, facts = kept
         """The attack and hit point modifiers that can differ from 1.0 in this battle; the checks of
         :data:`ROUND_IDLE_WHEN` they need; each round's lists by those checks' answers (:meth:`_round_modifiers`).
         The same for every battle of one setup, rules and interceptors joining, so worked out once for them."""
+        (self.may_attack, self.deals_structural, self.auto_destroys, self.attack_points, self.hit_points,
+         self.experience_ratios, self.hit_effects, self.type_tables, self.favourite_scores) = facts
+        """What the battle's types and rules fix (:meth:`_type_facts`), also the same for every battle of one
+        setup, rules and interceptors joining."""
         self.attack_modifiers, self.hit_point_modifiers = self.battle_modifiers
         self.attack_factors: tuple[Modifier, ...] = ()
         self.hit_point_factors: tuple[Modifier, ...] = ()
         self.attack_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
         self.hit_point_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
         """Set for each round's steps by :meth:`_round_modifiers`."""
+
+    def _type_facts(self) -> tuple[Any, ...]:
+        """What the battle's types (by slot) and rules fix, worked out once for every battle that shares them:
+        who may attack at all (:meth:`_attacks_at_all`, by side and slot); whether any type deals structural
+        damage, and whether any is used up (else those passes are skipped); attack points as floats (by
+        attacker and target slot) and hit points as floats; the experience ratio of a hit (the target's power
+        over the attacker's, kept between the rulevars; by target and attacker slot); what a retreat or pinned
+        hit leaves (:func:`.attack.hit_effects`); :meth:`_type_table`'s answers, filled as asked; and each
+        type's favourite-target score for each type (by attacker and target slot: artillery favourites in a
+        bombardment)."""
+        f, types = self.f, self.types
+        return (tuple([self._attacks_at_all(side, t) for t in types] for side in (0, 1)),
+                any(t.anti_structural for t in types),
+                any(t.auto_destroy for t in types),
+                [[float(at.attack.get(xt.group, 0)) for xt in types] for at in types],
+                [float(t.hit_points) for t in types],
+                [[parts.experience_modifier(float(tt.power_points), float(at.power_points), f["experience_min"],
+                                            f["experience_max"]) for at in types] for tt in types],
+                hit_effects(f),
+                {},
+                [[(at.artillery_favourites if self.bombardment else at.favourites).get(xt.group, 0) for xt in types]
+                 for at in types])
 
     def _round_modifiers(self) -> None:
         """The modifiers that can differ from 1.0 in this round's steps (the hot path's lists), with their
@@ -404,6 +435,8 @@ class Battle:
             p.initiative = rnd() * p.t.initiative
 
     def _sort(self) -> None:
+        if self.round > 1:  # initiative is thrown once: a later round's sort would leave the order as it is
+            return
         self.everyone.sort(key=_initiative, reverse=True)  # highest first; a stable sort, ties keep their order
 
     def _capitulation(self) -> None:
@@ -475,7 +508,7 @@ class Battle:
                     self.stack_factor[0]["artillery"] = 1.0
 
     def _steps(self) -> None:
-        for found in self.candidates:
+        for found in self.candidates + self.target_lists:
             found.clear()
         for p in self.everyone:
             p.attacks = 0
@@ -483,7 +516,9 @@ class Battle:
         self._stacking()
         self._round_modifiers()
         self.subround = 0
-        acting = [p for p in self.everyone if self._attacks_at_all(p)]
+        may_attack = self.may_attack
+        acting = (self.everyone if all(map(all, may_attack))  # (copied by the first subround's filter)
+                  else [p for p in self.everyone if may_attack[p.side][p.slot]])
         while True:
             self.subround += 1
             acted = False
@@ -508,13 +543,13 @@ class Battle:
                 break
         self._structural_damage()
 
-    def _attacks_at_all(self, p: Individual) -> bool:
-        """Whether ``p``'s side and type let it attack in this battle (in the steps, while it fights and has
-        attacks left)."""
-        if p.side == 0:
-            return not (self.combat == "air_recon" and p.t.is_air)
+    def _attacks_at_all(self, side: int, t: UnitType) -> bool:
+        """Whether a side's individuals of type ``t`` may attack in this battle (in the steps, while they
+        fight and have attacks left). Asked once a battle for each side and type (:attr:`may_attack`)."""
+        if side == 0:
+            return not (self.combat == "air_recon" and t.is_air)
         if self.bombardment:
-            return self.rules.counter_battery and p.t.artillery_range > 0
+            return self.rules.counter_battery and t.artillery_range > 0
         return True
 
     def targetable(self, a: Individual, x: Individual) -> bool:
@@ -545,38 +580,43 @@ class Battle:
                 return False
         return True
 
-    def _type_table(self, a: Individual) -> tuple[list[bool], list[bool]]:
+    def _type_table(self, a: Individual) -> tuple[tuple[bool, ...], tuple[bool, ...], bool]:
         """:meth:`type_targetable` for ``a`` against each type of the battle (by slot), in the battle
-        and retreating; worked out once per attacking type, brokenness and side, as types do not
-        change (every individual joins before the first round)."""
+        and retreating, and whether ``a`` spares enemies that broke through (land artillery): all that
+        decides whom it may target, besides their state. Worked out once per attacking type, brokenness
+        and side, as types do not change (every individual joins before the first round)."""
         key = (a.slot, a.broken, a.side)
         table = self.type_tables.get(key)
         if table is None:
             table = self.type_tables[key] = (
-                [self.type_targetable(a.t, a.broken, xt, False) for xt in self.types],
-                [self.type_targetable(a.t, a.broken, xt, True) for xt in self.types])
+                tuple(self.type_targetable(a.t, a.broken, xt, False) for xt in self.types),
+                tuple(self.type_targetable(a.t, a.broken, xt, True) for xt in self.types),
+                a.t.artillery_range > 0 and a.t.theatre == "land")
         return table
 
     def targets_for(self, a: Individual) -> list[Individual]:
         """Every enemy ``a`` may choose as its target now, in its side's order: what :meth:`targetable`
         says, with its type-only part looked up."""
-        fighting, retreating = self._type_table(a)
-        spares_broken = a.t.artillery_range > 0 and a.t.theatre == "land"
+        fighting, retreating, spares_broken = self._type_table(a)
         return [x for x in self.people[1 - a.side]
                 if (fighting[x.slot] if x.status == IN else
                     x.status == RETREATING and x.kind != HIT and retreating[x.slot])
                 and not x.outside and not (x.broken and spares_broken)]
 
     def _find_target(self, a: Individual) -> Individual | None:
-        enemy = self.people[1 - a.side]
-        self.work += len(enemy) + 1
+        self.work += self.search_work[a.side]
         if self.work > self.work_limit:
             raise BattleTooBig(self.round, self.attacks_made)
         kept = self.candidates[a.side]
         key = (a.slot, a.broken)
         candidates = kept.get(key)
-        if candidates is None:
-            candidates = kept[key] = self.targets_for(a)
+        if candidates is None:  # a kind of attacker that targets whom an earlier one does shares its list
+            table = self._type_table(a)
+            shared = self.target_lists[a.side]
+            candidates = shared.get(table)
+            if candidates is None:
+                candidates = shared[table] = self.targets_for(a)
+            kept[key] = candidates
         if not candidates:
             return None
         n = len(candidates)
@@ -584,11 +624,11 @@ class Battle:
         best = candidates[int(rnd() * n)]
         tries = a.t.tries
         if tries > 1:
-            fav = a.t.artillery_favourites if self.bombardment else a.t.favourites
-            best_score = fav.get(best.t.group, 0)
+            fav = self.favourite_scores[a.slot]  # by the target's type slot
+            best_score = fav[best.slot]
             for _ in range(tries - 1):
                 x = candidates[int(rnd() * n)]
-                score = fav.get(x.t.group, 0)
+                score = fav[x.slot]
                 if score > best_score:
                     best, best_score = x, score
         return best
@@ -596,7 +636,7 @@ class Battle:
     def out_of_reach(self, x: Individual) -> None:
         """``x`` was just hit: killed, pinned down or retreating under fire, it is nobody's target any more.
         Taken out of the targets found so far, which keep their order (the draws pick by position)."""
-        for found in self.candidates[1 - x.side].values():  # the lists of x's enemies
+        for found in self.target_lists[1 - x.side].values():  # the lists of x's enemies, each once
             if x in found:
                 found.remove(x)
 
@@ -620,9 +660,11 @@ class Battle:
             return False
         if a.attacked > at.max_attacked or t.attacked > tt.max_attacked:
             return False
-        return tt.attack.get(at.group, 0) > 0  # attack_points(self, t, a), on the hot path
+        return self.attack_points[t.slot][a.slot] > 0  # attack_points(self, t, a), on the hot path
 
     def _structural_damage(self) -> None:
+        if not self.deals_structural:
+            return
         f = self.f
         for p in self.everyone:
             asp = p.t.anti_structural
@@ -637,6 +679,8 @@ class Battle:
     # After the steps ------------------------------------------------------------------------------------
 
     def _auto_destroy(self) -> None:
+        if not self.auto_destroys:
+            return
         for p in self.everyone:
             if p.status == IN and p.t.auto_destroy and (
                     p.attacks_total >= 1 or (p.side == 0 and p.t.anti_structural > 0)):
@@ -649,14 +693,16 @@ class Battle:
         r = self.round
         if self.combat == "paradrop" and r == self.rules.paradrop_round:
             self._drop()
+        mission_over = [self._mission_over(t, r) for t in self.types]  # by type slot
+        defenders_pay = self.rules.defenders_pay_ap
         for p in self.everyone:
             if p.status != IN or p.outside:
                 continue
             if p.side == 0:
-                if self._mission_over(p, r):
+                if mission_over[p.slot]:
                     p.retreat(MISSION, r)
                     continue
-            elif not self.rules.defenders_pay_ap or p.interceptor:
+            elif not defenders_pay or p.interceptor:
                 continue
             if p.ap < cost:
                 p.retreat(MISSION, r)
@@ -664,11 +710,12 @@ class Battle:
             else:
                 p.ap -= cost
 
-    def _mission_over(self, p: Individual, r: int) -> bool:
+    def _mission_over(self, t: UnitType, r: int) -> bool:
+        """Whether the hex's attackers of type ``t`` end their mission in round ``r``."""
         if self.combat == "paradrop":
-            return p.t.transport and r >= self.rules.paradrop_round
+            return t.transport and r >= self.rules.paradrop_round
         if self.combat in ("air_recon", "airlift", "air_supply", "surprise"):
-            return r >= self.rules.mission_round and (self.combat == "surprise" or p.t.is_air)
+            return r >= self.rules.mission_round and (self.combat == "surprise" or t.is_air)
         return False
 
     def _transports_lost(self) -> int:
@@ -708,6 +755,8 @@ class Battle:
     def _breakthrough_side(self, side: int, *, aircraft_only: bool = False) -> None:
         r = self.round
         need = self.rules.breakthrough_rounds
+        if (aircraft_only or r < need) and not self.aircraft[side]:
+            return  # only aircraft may break through now (no one has fought `need` rounds yet), and it has none
         enemy = self.people[1 - side]
         front = any(x.status == IN and not x.outside and not x.t.backbench for x in enemy)
         fail = parts.breakthrough_failure(self.stack[side].get("land", 0.0), self.stack_max[side].get("land", 1.0))
@@ -761,7 +810,7 @@ class Battle:
                 if not fighting:
                     continue
                 remaining = 100.0 * len(fighting) / u.count
-                morale = math.fsum(p.morale for p in fighting) / len(fighting)
+                morale = math.fsum(map(_morale, fighting)) / len(fighting)
                 if not parts.panic_possible(remaining, morale, u.can_retreat, f["no_retreat_morale_factor"],
                                             f["panic_complement"] == 1.0):
                     continue
@@ -796,12 +845,14 @@ class Battle:
                     self._note({"event": "orderly retreat", "unit": u.label, "casualties %": round(casualties, 3),
                                 "standing order %": u.retreat_order})
 
-    def _attackers_left(self) -> int:
+    def _attackers_left(self) -> bool:
+        """Whether any attacker is still fighting (a paradrop's still carried count)."""
         carried_count = self.combat == "paradrop"
-        return sum(1 for p in self.people[0] if p.status == IN or (carried_count and p.status == CARRIED))
+        return any(p.status == IN or (carried_count and p.status == CARRIED) for p in self.people[0])
 
-    def _defenders_left(self) -> int:
-        return sum(1 for p in self.people[1] if p.status == IN and not p.outside)
+    def _defenders_left(self) -> bool:
+        """Whether any defender is still fighting in the hex."""
+        return any(p.status == IN and not p.outside for p in self.people[1])
 
     def _continues(self) -> bool:
         if self.combat == "bombing_run":
@@ -912,18 +963,16 @@ class Battle:
         start: dict[str, int] = {}
         lost: dict[str, int] = {}
         alive: dict[str, int] = {}
-        statuses: Counter[str] = Counter()
         for u in self.units[side]:  # a unit's members are its side's individuals of its type, in their order
             if not u.members:
                 continue
             name = u.members[0].t.name
-            here = Counter(map(_status, u.members))
-            statuses.update(here)
-            n, k = len(u.members), sum(here[x] for x in LOST)
+            n, k = len(u.members), sum(1 for p in u.members if p.status in LOST)
             start[name] = start.get(name, 0) + n
             lost[name] = lost.get(name, 0) + k
             alive[name] = alive.get(name, 0) + n - k
-        ps = self.people[side]
+        ps = self.people[side]  # its units' members, each once
+        statuses = Counter(map(_status, ps))
         return SideTally(start, lost, alive,
                          retreated=statuses[RETREATING] + statuses[RETREATED],
                          panics=sum(1 for u in self.units[side] if u.panicked),
