@@ -29,6 +29,8 @@ STATE = """(s) => { const e = document.querySelector(s);
 SET_TRIALS = """(s, n) => { const i = document.querySelector(s + ' .sim-trials'); i.value = n;
     i.dispatchEvent(new Event('change', {bubbles: true})); }"""
 CLICK = "(s) => document.querySelector(s).click()"
+SET_SEED = """(s, v) => { const i = document.querySelector(s); i.value = v;
+    i.dispatchEvent(new Event('change', {bubbles: true})); }"""
 
 
 def expected(driver: Driver, seed: int, trials: int) -> str:
@@ -110,6 +112,10 @@ def test_a_link_sets_the_state_seed_and_trials(driver, site_url):
     driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=60)
     shows(driver, f"{SIM} .sim-result", w.render_tally(w.estimate(values, 7, 0, 300), values), "the linked run")
     assert driver.call("(s) => document.querySelector(s + ' .sim-trials').value", SIM) == "300"
+    # A new seed runs again: the estimate shown, and the link, are the new seed's (the old one's stayed before).
+    driver.call(SET_SEED, f"#{INSTANCE}--seed", "9")
+    shows(driver, f"{SIM} .sim-result", w.render_tally(w.estimate(values, 9, 0, 300), values), "the new seed's run")
+    driver.wait("(i) => new URLSearchParams(location.search).get(i + '.seed') === '9'", INSTANCE, timeout=5)
     assert driver.errors() == []
 
 

@@ -71,7 +71,7 @@ export class LiveWidget {
     });
     this.section.addEventListener("click", (e) => this.click(e));
     this.form.addEventListener("part-loaded", () => this.markChanged());
-    this.seedInput?.addEventListener("change", () => this.roll(this.seedInput.value));
+    this.seedInput?.addEventListener("change", () => this.seedChanged());
     // Typing a number of trials or a precision chooses that kind of run; a change runs it.
     for (const [box, mode] of [[this.sim?.trialsInput, "trials"], [this.sim?.precisionInput, "precision"]]) {
       if (!box) continue;
@@ -83,7 +83,7 @@ export class LiveWidget {
     }
     for (const radio of this.sim?.modeInputs ?? []) radio.addEventListener("change", () => this.runSim());
     this.seedInput?.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") { e.preventDefault(); this.roll(this.seedInput.value); }
+      if (e.key === "Enter") { e.preventDefault(); this.seedChanged(); }
     });
   }
 
@@ -259,7 +259,15 @@ export class LiveWidget {
   runSim(options = {}) {
     if (!this.sim || this.engine.state !== "live") return;
     const seed = this.seedInput ? this.seedInput.value.trim() : DEFAULT_SEED;
+    this.simSeed = seed;
     this.sim.run(this.widget, collect(this.form), seed, options).then(() => this.site.publishState());
+  }
+
+  // A new seed: a new sample, and a new run, as the estimate shown is the old seed's (and the link
+  // would give the new one's). A seed the run refused, once put right, runs.
+  seedChanged() {
+    this.roll(this.seedInput.value);
+    if (this.sim && this.seedInput.value.trim() !== this.simSeed) this.runSim({ ask: true });
   }
 
   show(answer, rejected = []) {
