@@ -1049,7 +1049,7 @@ def cached_snapshot(key: str, make: Callable[[], tuple[bytes, bytes]]) -> tuple[
         return sparse.read_bytes(), packed.read_bytes()
     made = make()
     SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
-    for path, data in zip((packed, sparse), (made[1], made[0])):  # the sparse file last: it marks the pair whole
+    for path, data in ((packed, made[1]), (sparse, made[0])):  # the sparse file last: it marks the pair whole
         part = path.with_suffix(f".{os.getpid()}.tmp")
         part.write_bytes(data)
         part.replace(path)
