@@ -116,6 +116,10 @@ def test_a_link_sets_the_state_seed_and_trials(driver, site_url):
     driver.call(SET_SEED, f"#{INSTANCE}--seed", "9")
     shows(driver, f"{SIM} .sim-result", w.render_tally(w.estimate(values, 9, 0, 300), values), "the new seed's run")
     driver.wait("(i) => new URLSearchParams(location.search).get(i + '.seed') === '9'", INSTANCE, timeout=5)
+    # A seed the run refuses: the estimate still shown is marked as not the form's.
+    driver.call(SET_SEED, f"#{INSTANCE}--seed", "-5")
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'failed'", SIM, timeout=10)
+    assert driver.call("(s) => document.querySelector(s + ' .sim-result').dataset.outdated", SIM) == "stale"
     assert driver.errors() == []
 
 

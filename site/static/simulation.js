@@ -109,6 +109,7 @@ export class SimulationView {
     if (trials === null) {
       this.trialsInput.setAttribute("aria-invalid", "true");
       this.announce.textContent = `Not run: enter a whole number of trials from 1 to ${MAX_TRIALS.toLocaleString("en")}.`;
+      this.result.dataset.outdated = "stale"; // the estimate shown is not for what the form now says
       return null;
     }
     this.trialsInput.removeAttribute("aria-invalid");
@@ -139,6 +140,7 @@ export class SimulationView {
       this.announce.textContent = answer.error.type === "Cancelled"
         ? `Stopped after ${(answer.error.done ?? Number(this.bar.value)).toLocaleString("en")} trials; the estimate shown is from those.`
         : `Not run: ${answer.error.message}.`;
+      if (answer.error.type !== "Cancelled") this.result.dataset.outdated = "stale"; // not the form's estimate
       return answer;
     }
     const { html, digest, trials: done, elapsed, workers = 1 } = answer.result;
@@ -209,6 +211,7 @@ export class SimulationView {
       this.announce.textContent = cancelled
         ? `Stopped after ${(first + (answer.error.done ?? 0)).toLocaleString("en")} trials; the estimate shown is from those.`
         : `Not run: ${answer.error.message}.`;
+      if (!cancelled) this.result.dataset.outdated = "stale"; // not the form's estimate
       return answer;
     }
     this.bar.max = status.trials;
