@@ -8,11 +8,12 @@ browser's own serialisation. The engine side is tests/test_scenarios.py.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-from conftest import axe_violations, once, wait_until
-from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401
+from conftest import axe_violations, once, serving, wait_until
+from test_browsers import _replace, _symlinked_copy, base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401
 
 from engine import api, linkstate, scenarios, widgets
 from engine.schema import jsonable
@@ -29,7 +30,21 @@ CLICK = "(s) => document.querySelector(s).click()"
 SET = """(s, value) => { const c = document.querySelector(s); c.value = value;
     c.dispatchEvent(new Event('change', {bubbles: true})); }"""
 HAS_OPTION = "(s, value) => [...document.querySelectorAll(s + ' option')].some((o) => o.value === value)"
-DONE = "(s) => document.querySelector(s + ' .scenario-result').dataset.state === 'done'"
+ENDED = "(s) => ['done', 'failed', 'stopped'].includes(document.querySelector(s + ' .scenario-result').dataset.state)"
+
+
+def wait_done(driver, instance: str, timeout: float) -> None:
+    """Wait for the scenario run to end, and fail at once, with what the panel said, if it ended other than done."""
+    def said() -> str:
+        state = driver.call("(s) => document.querySelector(s).dataset.state", panel(instance, ".scenario-result"))
+        status = driver.call("(s) => document.querySelector(s).textContent", panel(instance, ".scenario-status"))
+        return f"{state}: {status!r}; console: {driver.errors()}"
+    try:
+        driver.wait(ENDED, f"#{instance}", timeout=timeout)
+    except TimeoutError as error:
+        raise TimeoutError(f"{error}; the panel was {said()}") from None
+    outcome = said()
+    assert outcome.startswith("done:"), f"the run ended {outcome}"
 
 
 def panel(instance: str, part: str) -> str:
@@ -103,7 +118,7 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
     spec = {"input": "attacker.units.0.count", "from": "1", "to": "3", "step": "1"}
     expected = once(scenarios.sweep, w.id, inputs, spec, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
-    driver.wait(DONE, f"#{BATTLE}", timeout=120)
+    wait_done(driver, BATTLE, timeout=120)
     shows(driver, panel(BATTLE, ".scenario-result"), expected, "the battle sweep, however its calls were cut")
     status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
     assert status == f"Done: {BATTLE_TRIALS} trials a point.", status
@@ -118,6 +133,41 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     driver.call(CLICK, panel(BATTLE, "[data-action=scenario-stop]"))
     driver.wait("(s) => document.querySelector(s + ' .scenario-result').dataset.state === 'stopped'", f"#{BATTLE}",
                 timeout=30)
+    assert driver.errors() == []
+
+
+@pytest.fixture(scope="module")
+def helper_stalling_site(built_site, tmp_path_factory) -> Iterator[str]:
+    """The built site whose first extra worker's boot sticks (engine-start.js's test hook), with a short stall bound."""
+    copy = _symlinked_copy(built_site, tmp_path_factory.mktemp("helper-stall"))
+    start = copy / "static" / "engine-start.js"
+    code = start.read_text(encoding="utf-8")
+    _replace(start, 'globalThis.rulesExplorerTestHelperStall = "thread"; globalThis.rulesExplorerWorkers = 2;\n'
+                    "globalThis.rulesExplorerStallMs = 4000;\n" + code)
+    with serving(copy) as url:
+        yield url
+
+
+@browsers("chromium")
+def test_a_battle_sweep_whose_extra_worker_stalls_as_it_boots_ends_on_the_one_started_in_its_place(driver,
+                                                                                                helper_stalling_site):
+    """A battle's scenario waits for the pool's extra worker; one whose boot sticks used to hold the run at
+    "Running" for ever. The pool gives it up by the page engine's stall rule and starts another, which runs the
+    sweep to CPython's chart. Chromium only, for the run's time budget: the watch is pool.js's, the same in every
+    browser, and tests/js/pool.test.mjs and scenario.test.mjs hold its rules."""
+    w = widgets.get("sgs.battle")
+    open_live(driver, helper_stalling_site + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
+    inputs = w.validate(base_inputs(driver, BATTLE))
+    driver.call(OPEN, f"#{BATTLE}")
+    vary(driver, BATTLE, "attacker.units.0.count", "1", "2")
+    driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
+    spec = {"input": "attacker.units.0.count", "from": "1", "to": "2", "step": "1"}
+    expected = once(scenarios.sweep, w.id, inputs, spec, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
+    wait_done(driver, BATTLE, timeout=120)
+    shows(driver, panel(BATTLE, ".scenario-result"), expected, "the sweep, on the extra worker started again")
+    pool = driver.call("() => { const p = window.rulesExplorer.pool; return {replaced: p.replaced, "
+                       "helpers: p.helpers.map((h) => h.state)}; }")
+    assert pool == {"replaced": 1, "helpers": ["live"]}, pool
     assert driver.errors() == []
 
 
@@ -176,7 +226,7 @@ def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(dri
     driver.call(SET, panel(BATTLE, "select.luck-what"), "number:defender.lost")
     driver.call(SET, panel(BATTLE, "input.luck-value"), "3")
     driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
-    driver.wait(DONE, f"#{BATTLE}", timeout=180)
+    wait_done(driver, BATTLE, timeout=180)
     shows(driver, panel(BATTLE, ".scenario-result"),
           once(luck.luck, w.id, b, {"defender.lost": 3}, seed=1, trials=SHARED_TRIALS, render=True)["html"],
           "how rare, shared by two engines")
@@ -187,7 +237,7 @@ def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(dri
     answer = once(sensitivity.sensitivity, w.id, b, seed=1, trials=SHARED_TRIALS, render=True)
     assert any(a["stopped"] for r in answer["settings"] for a in r["alternatives"])
     driver.call(CLICK, panel(BATTLE, "[data-action=assumptions]"))
-    driver.wait(DONE, f"#{BATTLE}", timeout=180)
+    wait_done(driver, BATTLE, timeout=180)
     shows(driver, panel(BATTLE, ".scenario-result"), answer["html"], "which assumptions matter, shared by two engines")
     assert driver.call("(s) => document.querySelector(s).dataset.engines", panel(BATTLE, ".scenario-result")) == "2"
     assert driver.errors() == []
@@ -283,12 +333,12 @@ def test_how_lucky_places_what_happened_as_cpython_does(driver, site_url):
     assert "defender.lost: nothing entered; give how many there were" in status, status
     driver.call(SET, panel(BATTLE, "input.luck-value"), "3")
     driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
-    driver.wait(DONE, f"#{BATTLE}", timeout=120)
+    wait_done(driver, BATTLE, timeout=120)
     expected = once(luck.luck, b.id, inputs, {"defender.lost": 3}, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
     shows(driver, panel(BATTLE, ".scenario-result"), expected, "how rare a battle's losses are, over the run's trials")
     driver.call(SET, panel(BATTLE, "select.luck-what"), "ending:defender routed")
     driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
-    driver.wait(DONE, f"#{BATTLE}", timeout=120)
+    wait_done(driver, BATTLE, timeout=120)
     expected = once(luck.luck, b.id, inputs, {"ending": "defender routed"}, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
     shows(driver, panel(BATTLE, ".scenario-result"), expected, "how rare a battle's ending is")
     # The seeded battle says the same of itself once a run of its inputs has ended: among that run's battles.
@@ -319,7 +369,7 @@ def test_a_battles_assumptions_stop_readings_early_as_cpython_does_however_the_c
     assert any(a["stopped"] for a in readings) and any(not a["stopped"] for a in readings)
     driver.call(OPEN, f"#{BATTLE}")
     driver.call(CLICK, panel(BATTLE, "[data-action=assumptions]"))
-    driver.wait(DONE, f"#{BATTLE}", timeout=180)
+    wait_done(driver, BATTLE, timeout=180)
     shows(driver, panel(BATTLE, ".scenario-result"), answer["html"], "which assumptions matter, readings stopped early")
     text = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-result"))
     assert "200: changed none, stopped (at most 1.9 % of battles)" in text

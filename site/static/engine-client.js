@@ -7,11 +7,13 @@
 // engine.stage; onState(listener); call(request, {background}) -> Promise<answer>;
 // settled(); job(request, onProgress) -> {done, cancel}; idle(). Tests and benchmarks
 // read bootStages, bootOrigin, bootSmallModules, bootRestarts and bootStdlibImport.
-// new WorkerLink(worker) is the same without the boot's watchdog.
+// new WorkerLink(worker) is the same without the boot's watchdog and restarts;
+// it keeps the boot's heartbeats, so its owner (pool.js) can judge a stall
+// by the same rule (`stall`).
 
 // Pyodide hangs rather than fails on some broken set-ups (a .wasm served with
 // the wrong type, a dropped download): after this long, say so.
-const BOOT_TIMEOUT_MS = globalThis.rulesExplorerBootTimeoutMs ?? 90_000;
+export const BOOT_TIMEOUT_MS = globalThis.rulesExplorerBootTimeoutMs ?? 90_000;
 // A boot that stalls is started again in a fresh worker. The booting worker
 // sends a heartbeat every second with how far it has come: no message at all
 // for STALL_MS means its thread is stuck (Firefox did this now and then,
@@ -23,8 +25,8 @@ const BOOT_TIMEOUT_MS = globalThis.rulesExplorerBootTimeoutMs ?? 90_000;
 // shorten the bounds through these globals.
 const STALL_MS = globalThis.rulesExplorerStallMs ?? 10_000;
 const STUCK_MS = globalThis.rulesExplorerStuckMs ?? 30_000;
-const RESTARTS = 2;
-const WATCH_EVERY_MS = 500;
+export const RESTARTS = 2;
+export const WATCH_EVERY_MS = 500;
 const ORDINAL = ["first", "second", "third"];
 
 // The page's side of one engine worker: requests by id, progress by job id.
@@ -40,6 +42,7 @@ export class WorkerLink {
     this.progress = new Map(); // job id -> progress listener
     this.asked = new Set(); // answers awaited of calls (but background ones) in flight: see settled()
     this.state = "loading";
+    this.plainBoot = false; // the worker said it boots without the snapshot
     this.lost = false; // failed as a pool worker: what is asked is answered WorkerLost
     this.ready = new Promise((resolve) => { this.becameReady = resolve; });
     if (worker) this.attach(worker);
@@ -47,6 +50,8 @@ export class WorkerLink {
 
   attach(worker) {
     this.worker = worker;
+    this.started = this.heard = this.moved = this.now(); // when the boot began, was last heard of, last moved on
+    this.booting = ""; // how far the boot has come, by its last heartbeat
     worker.onmessage = (event) => { if (this.worker === worker) this.receive(event.data); };
     worker.onerror = (event) => { event.preventDefault?.(); if (this.worker === worker) this.workerError(event); };
   }
@@ -58,7 +63,7 @@ export class WorkerLink {
       this.becameReady(true);
     } else if (data.type === "failed") {
       this.fail();
-    } else {
+    } else if (data.type !== "alive" && data.type !== "status") { // the boot's own: `track` reads them
       return false;
     }
     return true;
@@ -69,6 +74,7 @@ export class WorkerLink {
   }
 
   receive(data) {
+    this.track(data);
     if (this.hear(data)) return;
     if (data.progress) {
       this.progress.get(data.id)?.(data.progress);
@@ -79,6 +85,35 @@ export class WorkerLink {
     this.pending.delete(data.id);
     this.progress.delete(data.id);
     waiting(data);
+  }
+
+  // The boot's progress, from any message: the heartbeat `alive` says the worker's thread runs and how far
+  // it has come (stages reached, snapshot bytes inflated; engine-boot.js), a `status` that it moved on.
+  track(data) {
+    this.heard = this.now();
+    if (data.type === "alive") {
+      const booting = `${data.stages}/${data.bytes}`;
+      if (booting !== this.booting) this.moved = this.heard;
+      this.booting = booting;
+    } else if (data.type === "status") {
+      this.moved = this.heard;
+      if (data.plain) this.plainBoot = true;
+    }
+  }
+
+  // Why this worker's boot is stuck ("" while it goes on): no message at all for STALL_MS (its thread is
+  // stuck), or heartbeats that show no progress for STUCK_MS (it waits for something that will not come).
+  // Not judged while the page is hidden (browsers run its timers late, and may its workers'), nor for a
+  // plain boot (Python's own start runs for seconds without a heartbeat): the clock starts again then.
+  stall(now = this.now()) {
+    if (this.state !== "loading") return "";
+    if (globalThis.document?.hidden || this.plainBoot) {
+      this.heard = this.moved = now;
+      return "";
+    }
+    if (now - this.heard >= STALL_MS) return "stopped answering";
+    if (now - this.moved >= STUCK_MS) return "stopped making progress";
+    return "";
   }
 
   // A pool worker that fails answers everything still waiting with an error, once.
@@ -149,9 +184,7 @@ export class Engine extends WorkerLink {
     this.listeners = new Set();
     this.stage = "Starting the engine";
     this.restarts = 0;
-    this.plainBoot = false; // the worker said it boots without the snapshot
     this.restartNote = ""; // says why the engine was started again, from then on
-    this.started = performance.now();
     // engine-start.js starts the worker, the one place that does (it may have
     // done so while the page was parsed).
     if (!this.adopt(window.rulesExplorerWorker ?? window.rulesExplorerStartEngine?.())) {
@@ -166,9 +199,9 @@ export class Engine extends WorkerLink {
   adopt(worker) {
     delete window.rulesExplorerWorker;
     if (!worker) return false;
-    this.heard = this.moved = performance.now();
-    this.booting = "";
+    const began = this.started;
     this.attach(worker);
+    this.started = began ?? this.started; // BOOT_TIMEOUT_MS counts from the first start
     for (const item of worker.early ?? []) {
       if (item.type === "message") this.receive(item.data);
       else this.setState("failed", item.message || "the engine worker could not start");
@@ -182,19 +215,15 @@ export class Engine extends WorkerLink {
 
   watch() {
     if (this.state !== "loading") return;
-    const now = performance.now();
+    const now = this.now();
     if (now - this.started >= BOOT_TIMEOUT_MS) {
       this.setState("failed", `it did not start within ${Math.round(BOOT_TIMEOUT_MS / 1000)} s`);
       this.worker.terminate();
-    } else if (document.hidden || this.plainBoot || this.restarts >= RESTARTS) {
-      // Browsers run a hidden page's timers late, and may a worker's: a
-      // stall is judged only while the page is seen, from then on. The
-      // plain boot, and the last restart, are left to BOOT_TIMEOUT_MS.
-      this.heard = this.moved = now;
-    } else if (now - this.heard >= STALL_MS) {
-      this.restart("stopped answering");
-    } else if (now - this.moved >= STUCK_MS) {
-      this.restart("stopped making progress");
+    } else if (this.restarts >= RESTARTS) {
+      this.heard = this.moved = now; // the last restart is left to BOOT_TIMEOUT_MS
+    } else {
+      const why = this.stall(now);
+      if (why) this.restart(why);
     }
   }
 
@@ -210,16 +239,8 @@ export class Engine extends WorkerLink {
 
   // The boot's messages; answers and progress are the link's.
   hear(data) {
-    this.heard = performance.now();
-    if (data.type === "alive") { // the booting worker's heartbeat
-      const booting = `${data.stages}/${data.bytes}`;
-      if (booting !== this.booting) this.moved = this.heard;
-      this.booting = booting;
-      return true;
-    }
+    if (data.type === "alive") return true; // the booting worker's heartbeat (`track`)
     if (data.type === "status") {
-      this.moved = this.heard;
-      if (data.plain) this.plainBoot = true;
       this.setState("loading", data.detail + this.restartNote);
       return true;
     }

@@ -15,7 +15,9 @@
 // replace a worker whose boot stalled; with `plain` the fresh one boots
 // without the snapshot. Tests set globalThis.rulesExplorerTestStall
 // ("thread") to make the boot of the first rulesExplorerTestStalls workers
-// (default 1) stall, and globalThis.rulesExplorerTestImport to a module's name
+// (default 1) stall, globalThis.rulesExplorerTestHelperStall and
+// rulesExplorerTestHelperStalls the same for extra workers (pool.js gives
+// them up), and globalThis.rulesExplorerTestImport to a module's name
 // for the worker's ?test-import (engine-boot.js), and globalThis.rulesExplorerWarmUp
 // to false for a worker that skips its warm-up (engine-worker.js). Tests whose
 // browser cannot run a script before the page's own (WebKit's WebDriver) keep
@@ -44,6 +46,11 @@
   }
 
   var started = 0;
+  var spawned = 0;
+
+  function testStall(workerUrl, hook, count, n) {
+    if (hook && n < (count || 1)) workerUrl.searchParams.set("test-stall", hook);
+  }
 
   function start(options) {
     if (window.rulesExplorerWorker) return window.rulesExplorerWorker;
@@ -51,9 +58,7 @@
     var workerUrl = base();
     if (options && options.plain) workerUrl.searchParams.set("boot", "plain");
     if (serviceWorker) workerUrl.searchParams.set("keep-snapshot", "");
-    if (globalThis.rulesExplorerTestStall && started++ < (globalThis.rulesExplorerTestStalls || 1)) {
-      workerUrl.searchParams.set("test-stall", globalThis.rulesExplorerTestStall);
-    }
+    testStall(workerUrl, globalThis.rulesExplorerTestStall, globalThis.rulesExplorerTestStalls, started++);
     if (globalThis.rulesExplorerTestImport) workerUrl.searchParams.set("test-import", globalThis.rulesExplorerTestImport);
     if (globalThis.rulesExplorerWarmUp === false) workerUrl.searchParams.set("warm", "0");
     var worker = new Worker(workerUrl, { type: "module" });
@@ -69,6 +74,7 @@
   function spawn() {
     var workerUrl = base();
     workerUrl.searchParams.set("role", "helper");
+    testStall(workerUrl, globalThis.rulesExplorerTestHelperStall, globalThis.rulesExplorerTestHelperStalls, spawned++);
     return new Worker(workerUrl, { type: "module" });
   }
 

@@ -21,7 +21,11 @@
 // has gone on for SPAWN_AFTER_MS (at once for slow trials): a short run never
 // pays for a second Python (about a second of a core and 100 MB), a long one
 // gets help within about a second and a half, and every later run has it
-// from the start. The pool grows by measurement, not only by the core count a
+// from the start. An extra worker whose boot stalls (the page engine's rule,
+// engine-client.js `stall`) or runs past BOOT_TIMEOUT_MS is given up: its
+// `ready` says false, so whatever waits for it (a run of slow trials, a
+// scenario's calls) goes on without it, and another starts in its place, up
+// to RESTARTS times a page. The pool grows by measurement, not only by the core count a
 // browser reports (WebKit says 4 on a 2-core machine): once a run has
 // measured its speed with the helpers it has, one more starts, and it stays
 // only if the run then goes at least GROWTH times as fast (`judge`). With no
@@ -31,7 +35,7 @@
 // Nothing here knows Pyodide or the DOM: `main` is the page's engine client
 // (job, call), `spawn()` starts a worker, and the tests drive both as fakes.
 
-import { WorkerLink } from "./engine-client.js";
+import { BOOT_TIMEOUT_MS, RESTARTS, WATCH_EVERY_MS, WorkerLink } from "./engine-client.js";
 
 export { WorkerLink };
 
@@ -100,6 +104,8 @@ export class Pool {
     this.helpers = null; // WorkerLinks, started once a run goes on long enough (startHelpers)
     this.limit = Infinity; // extra workers at most, lowered when one made no run faster
     this.probation = null; // the newest extra worker, until a run has measured what it adds
+    this.replaced = 0; // extra workers given up at boot and started again
+    this.bootWatch = null; // the timer that watches extra workers' boots, while any boots
     this.sizing = []; // each judgement: {extra, rate, before, kept} (rates in trials a ms)
     this.runs = new Map(); // slot -> the run using it
     this.active = new Set(); // runs going on, which extra workers join once ready
@@ -120,10 +126,34 @@ export class Pool {
 
   addHelper() {
     if (!this.spawn || this.room <= 0) return;
-    const link = new WorkerLink(this.spawn());
+    const link = new WorkerLink(this.spawn(), { now: this.now });
     this.helpers.push(link);
     if (!this.fixed && this.helpers.length > 1) this.probation = link;
     for (const run of this.active) run.join([link]);
+    this.bootWatch ??= this.every(() => this.watchBoots(), WATCH_EVERY_MS);
+  }
+
+  // Gives up an extra worker whose boot has stalled or run too long, and drops one that failed, starting
+  // another in its place while restarts are left. It runs while an extra worker boots.
+  watchBoots() {
+    const now = this.now();
+    for (const link of this.helpers) {
+      const stuck = link.state === "loading" && (link.stall(now) || now - link.started >= BOOT_TIMEOUT_MS);
+      if (!stuck && link.state !== "failed") continue;
+      link.fail(); // its `ready` says false: what waited for it goes on without it
+      this.helpers = this.helpers.filter((h) => h !== link);
+      if (this.probation === link) this.probation = null;
+      if (this.replaced < RESTARTS) {
+        this.replaced++;
+        this.addHelper();
+      } else {
+        this.limit = Math.min(this.limit, this.helpers.length); // no more: a run waiting for one goes on
+      }
+    }
+    if (!this.helpers.some((h) => h.state === "loading")) {
+      this.stop(this.bootWatch);
+      this.bootWatch = null;
+    }
   }
 
   // A run measured `rate` (trials a ms) with `working` extra workers, and
@@ -267,7 +297,7 @@ class SharedRun {
 
   next(w) {
     if (this.ended || w.block) return;
-    if (w.link === this.pool.main && this.mainKeptFree()) return;
+    if (w.link === this.pool.main ? this.mainKeptFree() : w.link.state !== "live") return; // a helper: once ready
     let block = this.queue.shift();
     let probe = false;
     if (block && w.link === this.pool.main && !this.probed) {

@@ -125,12 +125,18 @@ export class ScenarioPanel {
   }
 
   // Where scenario requests go: a battle's to an extra worker if the page may have one.
+  // The engine a battle's scenario runs on: the pool's first extra worker once it is ready. One the pool gives
+  // up as it boots (pool.js watchBoots) hands over to the one started in its place; with none, the page's own.
   async worker() {
     const pool = this.w.site?.pool;
     if (!this.estimator || !pool || pool.size === 1 || !pool.spawn) return this.w.engine;
     pool.startHelpers();
-    const helper = pool.helpers?.[0];
-    return helper && (await helper.ready) ? helper : this.w.engine;
+    for (const tried = new Set(); pool.helpers?.[0] && !tried.has(pool.helpers[0]);) {
+      const helper = pool.helpers[0];
+      tried.add(helper);
+      if (await helper.ready) return helper;
+    }
+    return this.w.engine;
   }
 
   click(action) {

@@ -67,12 +67,16 @@ function makeWorld(seed = 1) {
     }
     return true;
   };
-  world.until = async (promise) => {
+  // `idleMs`: how far the clock moves on when no worker has anything to do (a boot that never comes).
+  world.until = async (promise, { idleMs = 0 } = {}) => {
     let settled = false;
     let value;
     promise.then((v) => { settled = true; value = v; });
     for (let n = 0; n < 1e6 && !settled; n++) {
-      if (!world.step()) for (const timer of world.timers) timer();
+      if (!world.step()) {
+        world.t += idleMs;
+        for (const timer of world.timers) timer();
+      }
       await null; // let promise callbacks run between turns
     }
     assert.ok(settled, "the run never ended");
@@ -126,6 +130,30 @@ test("a worker that never becomes ready takes no block", async () => {
   const answer = await r.world.until(r.pool.job(request(400), () => {}).done);
   assert.equal(answer.result.html, `<p>${sumBelow(400)}</p>`);
   assert.equal(r.spawned[0].jobs.length, 0, "the helper never became ready, the main worker did it all");
+});
+
+test("an extra worker whose boot stalls is given up and another takes its place", async () => {
+  // Slow trials: the main worker runs none while an extra worker may come, so the run waits for one.
+  const r = rig({ size: 2, fixed: false, spawnAfterMs: 1e9, boot: [Infinity, 0], cost: { main: 40, helper1: 40, helper2: 40 } });
+  const answer = await r.world.until(r.pool.job(request(60), () => {}).done, { idleMs: 100 });
+  assert.equal(answer.result.html, `<p>${sumBelow(60)}</p>`);
+  assert.equal(r.spawned.length, 2);
+  assert.ok(r.spawned[0].terminated, "the stalled worker was stopped");
+  assert.ok(r.spawned[1].jobs.length > 0, "its replacement ran the trials");
+  assert.deepEqual(r.pool.helpers.map((h) => h.worker), [r.spawned[1]]);
+  assert.ok(r.world.t >= 10_000, "given up only once it had said nothing for STALL_MS");
+});
+
+test("when every extra worker's boot stalls, the main worker runs the trials", async () => {
+  const r = rig({ size: 2, fixed: false, spawnAfterMs: 1e9, boot: [Infinity, Infinity, Infinity, 0], cost: { main: 40 } });
+  const answer = await r.world.until(r.pool.job(request(60), () => {}).done, { idleMs: 100 });
+  assert.equal(answer.result.html, `<p>${sumBelow(60)}</p>`);
+  const first = r.pool.helpers[0]?.ready;
+  for (let n = 0; n < 1e4 && r.pool.bootWatch; n++) await r.world.until(Promise.resolve(), { idleMs: 100 });
+  assert.equal(r.spawned.length, 3, "the first and RESTARTS more, then no other");
+  assert.ok(r.spawned.every((w) => w.terminated && w.jobs.length === 0), JSON.stringify(r.spawned.map((w) => [w.name, w.terminated, w.jobs.length])));
+  assert.deepEqual(r.pool.helpers, []);
+  if (first) assert.equal(await first, false, "what waited for a stalled one heard it will not come");
 });
 
 test("a worker that fails hands its block back", async () => {

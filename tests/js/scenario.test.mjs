@@ -303,3 +303,17 @@ test("the page engine takes no part in a stage whose trial (every reading it pla
     delete performance.now;
   }
 });
+
+test("a battle's scenario waits for the extra worker started in place of one given up as it booted", async () => {
+  const link = (ok) => ({ ready: Promise.resolve(ok) });
+  const page = { name: "page" };
+  const given = link(false);
+  const next = link(true);
+  const pool = { size: 2, spawn: () => {}, helpers: [given], startHelpers() {} };
+  given.ready.then(() => { pool.helpers = [next]; }); // as pool.js watchBoots: out, and another in its place
+  const panel = { estimator: true, w: { engine: page, site: { pool } } };
+  assert.equal(await ScenarioPanel.prototype.worker.call(panel), next);
+  const none = { size: 2, spawn: () => {}, helpers: [link(false)], startHelpers() {} };
+  assert.equal(await ScenarioPanel.prototype.worker.call({ ...panel, w: { engine: page, site: { pool: none } } }), page,
+               "no extra worker came: the page's own engine");
+});
