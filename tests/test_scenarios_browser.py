@@ -122,14 +122,14 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     shows(driver, panel(BATTLE, ".scenario-result"), expected, "the battle sweep, however its calls were cut")
     status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
     assert status == f"Done: {BATTLE_TRIALS} trials a point.", status
-    # A long run (20,000 battles a point; the trials box set without starting a run of its own), stopped:
-    # it says so and keeps what it had.
+    # A long run (20,000 battles a point; the trials box set without starting a run of its own) says how far
+    # it has come out of its size; stopped, it says so and keeps what it had.
     driver.call("(s) => { document.querySelector(s).value = '20000'; }", f"#{BATTLE} input.sim-trials")
     driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
     running = driver.wait("(s) => { const t = document.querySelector(s).textContent; return t.startsWith('Running: ') && t; }",
                           panel(BATTLE, ".scenario-status"), timeout=60)
     so_far = int(running.split()[1].replace(",", ""))  # the trials done a point, not the run's 20,000
-    assert 0 < so_far < 20_000, running
+    assert 0 < so_far < 20_000 and running.endswith(" of 20,000 trials a point so far."), running
     driver.call(CLICK, panel(BATTLE, "[data-action=scenario-stop]"))
     driver.wait("(s) => document.querySelector(s + ' .scenario-result').dataset.state === 'stopped'", f"#{BATTLE}",
                 timeout=30)

@@ -384,7 +384,7 @@ export class ScenarioPanel {
         this.w.section.dispatchEvent(new CustomEvent("widget-scenario", { bubbles: true, detail: { which } }));
         return;
       }
-      this.say(`Running: ${this.trialsText(r)} so far.`);
+      this.say(`Running: ${this.trialsText(r, request.op === "target" ? null : Number(trials))} so far.`);
       carried = r.tallies !== undefined ? { tallies: r.tallies } : { tally: r.tally };
       first = r.next ?? first + sent;
       const now = performance.now();
@@ -533,7 +533,7 @@ export class ScenarioPanel {
         this.w.section.dispatchEvent(new CustomEvent("widget-scenario", { bubbles: true, detail: { which } }));
         return;
       }
-      this.say(`Running: ${this.trialsText(r)} so far.`);
+      this.say(`Running: ${this.trialsText(r, trials)} so far.`);
       if (claim > 0) {
         const took = Math.max(1, performance.now() - started);
         // What a trial costs (a sweep's: at one point): the page engine takes part only where one is short.
@@ -564,11 +564,13 @@ export class ScenarioPanel {
     this.say("Stopped: the figures shown are from the trials run so far.");
   }
 
-  // Trials done: a sweep's points each say theirs (its `trials` is the run's size, not what is done).
-  trialsText(r) {
+  // Trials done (`of`: out of the run's size): a sweep's points each say theirs (its `trials` is the run's
+  // size, not what is done). "What it takes" has no size to say: it runs until its answer is clear.
+  trialsText(r, of = null) {
     const done = (r.points ?? []).map((p) => p.trials ?? p.figure?.trials).filter((n) => n !== undefined);
     const n = done.length ? Math.min(...done) : (r.trials ?? 0);
-    return `${Number(n).toLocaleString("en")} trials${r.points ? " a point" : ""}`;
+    const size = of === null ? "" : ` of ${Number(of).toLocaleString("en")}`;
+    return `${Number(n).toLocaleString("en")}${size} trials${r.points ? " a point" : ""}`;
   }
 
   finish(which, run, out) {
