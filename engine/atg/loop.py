@@ -832,7 +832,8 @@ class Battle:
             if self.retreat_barred(side):
                 continue
             for u in self.units[side]:
-                if u.withdrew or u.outside or not u.can_retreat or not u.count:
+                # a standing order of 100 % never withdraws: its casualties cannot pass it
+                if u.withdrew or u.retreat_order >= 100 or u.outside or not u.can_retreat or not u.count:
                     continue
                 fighting = [p for p in u.members if p.status == IN]
                 if not fighting:
