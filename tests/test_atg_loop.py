@@ -812,6 +812,42 @@ def test_a_modifier_an_attack_s_kind_skips_is_one_at_each_such_attack(monkeypatc
     assert set(skipped) == set(live) == set(KIND_IDLE_WHEN)
 
 
+def test_a_modifier_skipped_against_a_side_is_one_at_each_attack_on_it(monkeypatch):
+    """Every modifier of a round's lists that an attack leaves out for its targets' side
+    (:data:`TARGET_IDLE_WHEN`: no entrenchment on that side) is exactly 1.0 at that attack, in every combat
+    type, with one side entrenched and the other not (either way round), interceptors joining and entrenched,
+    and retreat and pinned hits that take a share of entrenchment."""
+    from engine.atg import loop
+    from engine.atg.attack import KIND_IDLE_WHEN, TARGET_IDLE_WHEN
+    skipped, live = Counter(), Counter()
+    plain = loop.attack
+
+    def checked(b, a, t, counter):
+        for factors, by_kind in ((b.attack_factors, b.attack_factors_by_kind),
+                                 (b.hit_point_factors, b.hit_point_factors_by_kind)):
+            kept = by_kind[a.side][counter]
+            assert [fn for fn in factors if fn in kept] == list(kept)  # the round's order
+            for fn in factors:
+                if fn not in kept and fn not in KIND_IDLE_WHEN:
+                    assert fn in TARGET_IDLE_WHEN and fn in b.idle_against[t.side]
+                    assert fn(b, a, t, counter) == 1.0, f"{b.combat}: {fn.__name__} skipped but not 1.0"
+                    skipped[fn] += 1
+                elif fn in TARGET_IDLE_WHEN and fn(b, a, t, counter) != 1.0:
+                    live[fn] += 1
+        return plain(b, a, t, counter)
+    monkeypatch.setattr(loop, "attack", checked)
+    dug_in = tuple(replace(u, state=replace(u.state, entrenchment=40)) for u in MIXED)
+    ins = (Interceptor(Unit("Fighter", 2, UnitState(entrenchment=20)), intercept_setting=100, distance=1),)
+    for combat in ("land", "artillery", "airstrike", "paradrop", "amphibious", "surprise"):
+        for att, dfd in ((MIXED, dug_in), (dug_in, MIXED)):
+            if combat == "paradrop":
+                att = CARRIERS
+            for seed in range(4):
+                fight(Setup(att, dfd, combat=combat, interceptors=ins if seed % 2 else ()), Rules(),
+                      random.Random(seed), record=seed % 2 == 0)
+    assert set(skipped) == set(live) == set(TARGET_IDLE_WHEN)
+
+
 def test_the_modifier_lists_kept_for_a_setup_are_those_each_battle_and_round_works_out(monkeypatch):
     """A battle's modifier lists, kept for every battle of its setup, rules and interceptors joining, and a
     round's, kept by the answers to its checks, are exactly what that battle and round work out afresh,

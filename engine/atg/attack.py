@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .loop import Battle
 
 __all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "hit_effects", "live_modifiers", "ROUND_IDLE_WHEN",
-           "KIND_IDLE_WHEN", "kind_factors", "KILL", "RETREAT",
+           "KIND_IDLE_WHEN", "TARGET_IDLE_WHEN", "kind_factors", "KILL", "RETREAT",
            "PINNED", "MISS"]
 
 Modifier = Callable[["Battle", Individual, Individual, bool], float]
@@ -255,7 +255,7 @@ def _units_all_one(field: str) -> Callable[[Battle], bool]:
 
 
 # Checks that look over every individual read them through attrgetter, at C speed.
-_readiness, _status = attrgetter("readiness"), attrgetter("status")
+_readiness, _status, _entrenchment = attrgetter("readiness"), attrgetter("status"), attrgetter("entrenchment")
 _fuel_per_round = attrgetter("fuel_per_round")
 
 
@@ -265,6 +265,19 @@ def _readiness_idle(b: Battle, weights: tuple[str, ...]) -> bool:
     if any(t.readiness_per_attack for t in b.types):
         return False
     return all(parts.weighted(r, b.f[w]) == 1.0 for r in set(map(_readiness, b.everyone)) for w in weights)
+
+
+def _unentrenched(b: Battle, side: int) -> bool:
+    # entrenchment only falls in a battle (a retreat or pinned hit takes a share of the target's)
+    return not any(map(_entrenchment, b.people[side]))
+
+
+TARGET_IDLE_WHEN: Final[dict[Modifier, Callable[[Battle, int], bool]]] = {
+    entrenchment: _unentrenched,
+}
+"""Modifiers fixed by the setup for every attack on one side's individuals, and when they are 1.0 for the
+whole battle (by the battle and the targets' side): an attack on that side skips them, as :data:`IDLE_WHEN`'s
+are skipped by every attack (see :func:`kind_factors`)."""
 
 
 IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
@@ -288,6 +301,7 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
                                                           "counter_defender_land", "counter_defender_other")),
     river: lambda b: b.river_factor == 1.0,
     airfield: lambda b: not b.airfield_strike,
+    entrenchment: lambda b: _unentrenched(b, 0) and _unentrenched(b, 1),
 }
 """Modifiers fixed by the setup, and when they are 1.0 for the whole battle (then :func:`attack` skips them:
 multiplying by 1.0 changes nothing, so every figure stays as it was)."""
@@ -337,10 +351,15 @@ KIND_IDLE_WHEN: Final[dict[Modifier, Callable[[int, bool], bool]]] = {
 (0 attacks the hex) and whether it is a counterattack. An attack of that kind skips them."""
 
 
-def kind_factors(modifiers: tuple[tuple[str, Modifier], ...]) -> tuple[tuple[tuple[Modifier, ...], ...], ...]:
+def kind_factors(modifiers: tuple[tuple[str, Modifier], ...],
+                 idle_against: tuple[frozenset[Modifier], frozenset[Modifier]] = (frozenset(), frozenset()),
+                 ) -> tuple[tuple[tuple[Modifier, ...], ...], ...]:
     """``modifiers``' functions for each kind of attack, less those :data:`KIND_IDLE_WHEN` says stay 1.0 for
-    it: indexed by the attacker's side, then by whether it is a counterattack."""
+    it and those that stay 1.0 against its targets' side (``idle_against``, by side: :data:`TARGET_IDLE_WHEN`'s
+    answers for the battle): indexed by the attacker's side, then by whether it is a counterattack."""
     def kept(fn: Modifier, side: int, counter: bool) -> bool:
+        if fn in idle_against[1 - side]:  # an attack's target is of the other side
+            return False
         idle = KIND_IDLE_WHEN.get(fn)
         return idle is None or not idle(side, counter)
     return tuple(tuple(tuple(fn for _, fn in modifiers if kept(fn, side, counter)) for counter in (False, True))

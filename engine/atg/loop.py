@@ -33,8 +33,8 @@ from operator import attrgetter
 from typing import Any
 
 from . import endings, parts
-from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, Modifier, attack,
-                     hit_effects, kind_factors, live_modifiers)
+from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, TARGET_IDLE_WHEN,
+                     Modifier, attack, hit_effects, kind_factors, live_modifiers)
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge, start_floats)
 from .interception import Decision, intercepts
@@ -339,11 +339,14 @@ class Battle:
         if kept is None:
             mods = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
             checks = tuple(dict.fromkeys(ROUND_IDLE_WHEN[fn] for _, fn in mods[0] + mods[1] if fn in ROUND_IDLE_WHEN))
-            kept = _modifier_lists[2][joined] = (mods, checks, {}, self._type_facts())
-        self.battle_modifiers, self.round_checks, self.round_lists, facts = kept
+            idle_against = tuple(frozenset(fn for fn, idle in TARGET_IDLE_WHEN.items() if idle(self, side))
+                                 for side in (0, 1))
+            kept = _modifier_lists[2][joined] = (mods, checks, {}, idle_against, self._type_facts())
+        self.battle_modifiers, self.round_checks, self.round_lists, self.idle_against, facts = kept
         """The attack and hit point modifiers that can differ from 1.0 in this battle; the checks of
-        :data:`ROUND_IDLE_WHEN` they need; each round's lists by those checks' answers (:meth:`_round_modifiers`).
-        The same for every battle of one setup, rules and interceptors joining, so worked out once for them."""
+        :data:`ROUND_IDLE_WHEN` they need; each round's lists by those checks' answers (:meth:`_round_modifiers`);
+        the modifiers that stay 1.0 against each side's individuals (:data:`TARGET_IDLE_WHEN`). The same for
+        every battle of one setup, rules and interceptors joining, so worked out once for them."""
         (self.may_attack, self.deals_structural, self.auto_destroys, self.attack_points, self.hit_points,
          self.experience_ratios, self.hit_effects, self.type_tables, self.favourite_scores) = facts
         """What the battle's types and rules fix (:meth:`_type_facts`), also the same for every battle of one
@@ -380,14 +383,16 @@ class Battle:
     def _round_modifiers(self) -> None:
         """The modifiers that can differ from 1.0 in this round's steps (the hot path's lists), with their
         names for the log and without them for a battle that is not logged, and for each kind of attack
-        (:func:`.attack.kind_factors`). Worked out once for each answer to the round's checks."""
+        (:func:`.attack.kind_factors`: also without those that stay 1.0 against its targets' side). Worked out
+        once for each answer to the round's checks."""
         answers = tuple(check(self) for check in self.round_checks)
         lists = self.round_lists.get(answers)
         if lists is None:
             att, hp = (live_modifiers(self, mods, ROUND_IDLE_WHEN, dict(zip(self.round_checks, answers)))
                        for mods in self.battle_modifiers)
             lists = self.round_lists[answers] = (att, hp, tuple(fn for _, fn in att), tuple(fn for _, fn in hp),
-                                                 kind_factors(att), kind_factors(hp))
+                                                 kind_factors(att, self.idle_against),
+                                                 kind_factors(hp, self.idle_against))
         (self.attack_modifiers, self.hit_point_modifiers, self.attack_factors, self.hit_point_factors,
          self.attack_factors_by_kind, self.hit_point_factors_by_kind) = lists
 
