@@ -450,8 +450,8 @@ class Battle:
         for p in self.people[1]:
             if p.capitulation_checked or p.status not in (RETREATING, RETREATED):
                 continue
-            chance = parts.capitulation_chance(p.readiness, p.morale, morale_limit, rdn_limit)
-            if p.morale < morale_limit and p.readiness < rdn_limit:
+            if p.morale < morale_limit and p.readiness < rdn_limit:  # else its chance is 0: no test
+                chance = parts.capitulation_chance(p.readiness, p.morale, morale_limit, rdn_limit)
                 p.capitulation_checked = True
                 draw = self.rng.random()
                 if draw < chance:
@@ -762,9 +762,9 @@ class Battle:
         need = self.rules.breakthrough_rounds
         if (aircraft_only or r < need) and not self.aircraft[side]:
             return  # only aircraft may break through now (no one has fought `need` rounds yet), and it has none
-        enemy = self.people[1 - side]
-        front = any(x.status == IN and not x.outside and not x.t.backbench for x in enemy)
         fail = parts.breakthrough_failure(self.stack[side].get("land", 0.0), self.stack_max[side].get("land", 1.0))
+        # an overstacked side may fail to break through an enemy front line (nobody to fail against without one)
+        front = fail > 0 and any(x.status == IN and not x.outside and not x.t.backbench for x in self.people[1 - side])
         for p in self.people[side]:
             if p.status != IN or p.broken or p.outside:
                 continue
@@ -779,7 +779,7 @@ class Battle:
             untouched = p.last_targeted <= r - need
             if not (unhit_and_hitting or untouched):
                 continue
-            if front and fail > 0:
+            if front:
                 draw = self.rng.random()
                 if draw < fail:
                     self._note({"event": "breakthrough failed (overstacked)", "who": p.key,
