@@ -848,6 +848,41 @@ def test_a_modifier_skipped_against_a_side_is_one_at_each_attack_on_it(monkeypat
     assert set(skipped) == set(live) == set(TARGET_IDLE_WHEN)
 
 
+@pytest.mark.parametrize("combat", ["land", "artillery", "airstrike", "paradrop", "amphibious"])
+def test_a_battle_that_cannot_be_overstacked_is_within_every_maximum_in_every_round(combat, monkeypatch):
+    """A battle found never overstacked (it skips the stacking pass when unrecorded, and the overstacking
+    modifiers) has, in every round, every stack within its maximum as the pass works it out: every factor 1.0,
+    no breakthrough that can fail; with paratroopers joining, interceptors, a remembered stack and crowds that
+    are overstacked now and then."""
+    from engine.atg import loop
+    seen = Counter()
+    plain = loop.Battle._round_modifiers
+
+    def checked(self):
+        seen[self.never_overstacked] += 1
+        if self.never_overstacked:
+            kept = (self.stack, self.stack_max, self.stack_factor)
+            self.stack, self.stack_max = [{}, {}], [{}, {}]
+            self.stack_factor = [dict(x) for x in self.stack_factor]
+            self._stacking()
+            for side in (0, 1):
+                assert all(x == 1.0 for x in self.stack_factor[side].values())
+                assert all(self.stack[side][k] <= self.stack_max[side][k] for k in self.stack[side])
+            self.stack, self.stack_max, self.stack_factor = kept
+        return plain(self)
+    monkeypatch.setattr(loop.Battle, "_round_modifiers", checked)
+    ins = (Interceptor(Unit("Fighter", 2), intercept_setting=100, distance=1),)
+    crowds = (MIXED, CROWD, tuple(replace(u, count=u.count * 2) for u in MIXED))
+    for seed in range(6):
+        rules = Rules(remember_battlestack=True) if seed % 3 == 2 else Rules()
+        for att in crowds:
+            if combat == "paradrop":
+                att = CARRIERS + tuple(replace(u, count=u.count * (seed + 1)) for u in CARRIERS if u.cargo)
+            fight(Setup(att, MIXED, combat=combat, interceptors=ins if seed % 2 else (), remembered_stack=20 * seed),
+                  rules, random.Random(seed), record=seed % 2 == 0)
+    assert seen[True] and seen[False]
+
+
 def test_the_modifier_lists_kept_for_a_setup_are_those_each_battle_and_round_works_out(monkeypatch):
     """A battle's modifier lists, kept for every battle of its setup, rules and interceptors joining, and a
     round's, kept by the answers to its checks, are exactly what that battle and round work out afresh,

@@ -301,6 +301,8 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
                                                           "counter_defender_land", "counter_defender_other")),
     river: lambda b: b.river_factor == 1.0,
     airfield: lambda b: not b.airfield_strike,
+    overstacking_attack: lambda b: b.never_overstacked,
+    overstacking_hp: lambda b: b.never_overstacked,
     entrenchment: lambda b: _unentrenched(b, 0) and _unentrenched(b, 1),
 }
 """Modifiers fixed by the setup, and when they are 1.0 for the whole battle (then :func:`attack` skips them:

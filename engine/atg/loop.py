@@ -337,16 +337,19 @@ class Battle:
         joined = tuple(d.joins for d in self.decisions)
         kept = _modifier_lists[2].get(joined)
         if kept is None:
+            self.never_overstacked = self._never_overstacked()
             mods = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
             checks = tuple(dict.fromkeys(ROUND_IDLE_WHEN[fn] for _, fn in mods[0] + mods[1] if fn in ROUND_IDLE_WHEN))
             idle_against = tuple(frozenset(fn for fn, idle in TARGET_IDLE_WHEN.items() if idle(self, side))
                                  for side in (0, 1))
-            kept = _modifier_lists[2][joined] = (mods, checks, {}, idle_against, self._type_facts())
-        self.battle_modifiers, self.round_checks, self.round_lists, self.idle_against, facts = kept
+            kept = _modifier_lists[2][joined] = (mods, checks, {}, idle_against, self.never_overstacked,
+                                                 self._type_facts())
+        self.battle_modifiers, self.round_checks, self.round_lists, self.idle_against, self.never_overstacked, facts = kept
         """The attack and hit point modifiers that can differ from 1.0 in this battle; the checks of
         :data:`ROUND_IDLE_WHEN` they need; each round's lists by those checks' answers (:meth:`_round_modifiers`);
-        the modifiers that stay 1.0 against each side's individuals (:data:`TARGET_IDLE_WHEN`). The same for
-        every battle of one setup, rules and interceptors joining, so worked out once for them."""
+        the modifiers that stay 1.0 against each side's individuals (:data:`TARGET_IDLE_WHEN`); whether no side
+        can be overstacked (:meth:`_never_overstacked`). The same for every battle of one setup, rules and
+        interceptors joining, so worked out once for them."""
         (self.may_attack, self.deals_structural, self.auto_destroys, self.attack_points, self.hit_points,
          self.experience_ratios, self.hit_effects, self.type_tables, self.favourite_scores) = facts
         """What the battle's types and rules fix (:meth:`_type_facts`), also the same for every battle of one
@@ -357,6 +360,34 @@ class Battle:
         self.attack_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
         self.hit_point_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
         """Set for each round's steps by :meth:`_round_modifiers`."""
+
+    def _never_overstacked(self) -> bool:
+        """Whether no side can be overstacked in this battle: each side's stacks as :meth:`_stacking` counts them,
+        but with everyone who may fight in the hex fighting at once (the cargo still carried too), within the
+        lowest maxima the side can have (an attack's land maximum is never below rulevar 30's). The stacks a
+        round counts can only be smaller: stack points are not negative, and nobody fights who is not here."""
+        f = self.f
+        remembered = float(self.setup.remembered_stack) if self.rules.remember_battlestack else 0.0
+        for side in (0, 1):
+            ground = air = 0.0
+            for p in self.people[side]:
+                if p.t.stack < 0:
+                    return False
+                if not p.outside:
+                    if p.t.theatre == "air":
+                        air += p.t.stack
+                    else:
+                        ground += p.t.stack
+            if side == 0:
+                ground += remembered
+                air += remembered if self.air_mission else 0.0
+                lowest = {"land": float(int(f["land_stack_max"])), "air": f["air_stack_max"],
+                          "artillery": f["artillery_stack_max"]}
+            else:
+                lowest = {"land": f["land_stack_max"], "air": f["air_stack_max"], "artillery": f["land_stack_max"]}
+            if not (ground <= lowest["land"] and air <= lowest["air"] and ground <= lowest["artillery"]):
+                return False
+        return True
 
     def _type_facts(self) -> tuple[Any, ...]:
         """What the battle's types (by slot) and rules fix, worked out once for every battle that shares them:
@@ -518,7 +549,8 @@ class Battle:
         for p in self.everyone:
             p.attacks = 0
             p.attacked = 0
-        self._stacking()
+        if self.record or not self.never_overstacked:  # else every factor stays 1.0 and no breakthrough can fail
+            self._stacking()  # (a recorded battle shows its stacks in each round's summary)
         self._round_modifiers()
         self.subround = 0
         may_attack = self.may_attack
