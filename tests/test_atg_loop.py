@@ -883,6 +883,33 @@ def test_a_battle_that_cannot_be_overstacked_is_within_every_maximum_in_every_ro
     assert seen[True] and seen[False]
 
 
+@pytest.mark.parametrize("combat", ["land", "airstrike", "paradrop", "amphibious"])
+def test_a_battle_whose_defenders_cannot_capitulate_never_has_one_below_the_morale_limit(combat, monkeypatch):
+    """A battle found to have no defender that may capitulate (it skips their capitulation tests) has, at every
+    capitulation pass, every defender's morale at or above the limit; with panics, retreat and pinned hits,
+    losses that make capitulation possible in other battles, and interceptors joining."""
+    from engine.atg import loop
+    seen = Counter()
+    plain = loop.Battle._capitulation
+
+    def checked(self):
+        seen[self.defenders_may_capitulate] += 1
+        if not self.defenders_may_capitulate:
+            assert all(p.morale >= self.f["capitulation_morale"] for p in self.people[1])
+        return plain(self)
+    monkeypatch.setattr(loop.Battle, "_capitulation", checked)
+    ins = (Interceptor(Unit("Fighter", 2, UnitState(morale=30)), intercept_setting=100, distance=1),)
+    shaken = tuple(replace(u, state=replace(u.state, morale=21)) for u in MIXED)
+    rules = (Rules(), Rules(panic_chance=F(1)), Rules(panic_chance=F(1), panic_morale_loss=F(9, 10)),
+             Rules(retreat_morale_loss=90, pinned_morale_loss=90))
+    for seed in range(8):
+        for dfd in (MIXED, shaken, WORN):
+            fight(Setup(CARRIERS if combat == "paradrop" else MIXED, dfd, combat=combat,
+                        interceptors=ins if seed % 2 else ()),
+                  rules[seed % 4], random.Random(seed), record=seed % 2 == 0)
+    assert seen[True] and seen[False]
+
+
 def test_the_modifier_lists_kept_for_a_setup_are_those_each_battle_and_round_works_out(monkeypatch):
     """A battle's modifier lists, kept for every battle of its setup, rules and interceptors joining, and a
     round's, kept by the answers to its checks, are exactly what that battle and round work out afresh,

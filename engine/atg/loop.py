@@ -338,18 +338,21 @@ class Battle:
         kept = _modifier_lists[2].get(joined)
         if kept is None:
             self.never_overstacked = self._never_overstacked()
+            self.defenders_may_capitulate = self._defenders_may_capitulate()
             mods = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
             checks = tuple(dict.fromkeys(ROUND_IDLE_WHEN[fn] for _, fn in mods[0] + mods[1] if fn in ROUND_IDLE_WHEN))
             idle_against = tuple(frozenset(fn for fn, idle in TARGET_IDLE_WHEN.items() if idle(self, side))
                                  for side in (0, 1))
             kept = _modifier_lists[2][joined] = (mods, checks, {}, idle_against, self.never_overstacked,
-                                                 self._type_facts())
-        self.battle_modifiers, self.round_checks, self.round_lists, self.idle_against, self.never_overstacked, facts = kept
+                                                 self.defenders_may_capitulate, self._type_facts())
+        (self.battle_modifiers, self.round_checks, self.round_lists, self.idle_against, self.never_overstacked,
+         self.defenders_may_capitulate, facts) = kept
         """The attack and hit point modifiers that can differ from 1.0 in this battle; the checks of
         :data:`ROUND_IDLE_WHEN` they need; each round's lists by those checks' answers (:meth:`_round_modifiers`);
         the modifiers that stay 1.0 against each side's individuals (:data:`TARGET_IDLE_WHEN`); whether no side
-        can be overstacked (:meth:`_never_overstacked`). The same for every battle of one setup, rules and
-        interceptors joining, so worked out once for them."""
+        can be overstacked (:meth:`_never_overstacked`); whether a defender may capitulate
+        (:meth:`_defenders_may_capitulate`). The same for every battle of one setup, rules and interceptors
+        joining, so worked out once for them."""
         (self.may_attack, self.deals_structural, self.auto_destroys, self.attack_points, self.hit_points,
          self.experience_ratios, self.hit_effects, self.type_tables, self.favourite_scores) = facts
         """What the battle's types and rules fix (:meth:`_type_facts`), also the same for every battle of one
@@ -388,6 +391,20 @@ class Battle:
             if not (ground <= lowest["land"] and air <= lowest["air"] and ground <= lowest["artillery"]):
                 return False
         return True
+
+    def _defenders_may_capitulate(self) -> bool:
+        """Whether any defender's morale may fall below rulevar 37's limit in this battle (else none is ever
+        tested for capitulation). Morale falls only by a retreat or pinned hit (one at most: whoever is hit is
+        nobody's target again) and by its unit's panic (once at most), so the lowest it can reach is its start
+        times what the worse hit and a panic leave; the margin is far above any rounding of those products."""
+        f = self.f
+        hit_kept = max(0.0, min(1.0 - f["retreat_morale_loss"] / 100.0, 1.0 - f["pinned_morale_loss"] / 100.0, 1.0))
+        panic_kept = max(0.0, min(1.0 - f["panic_morale_loss"], 1.0))
+        if not self.people[1]:
+            return False
+        start = min(map(_morale, self.people[1]))
+        lowest = min(start, start * hit_kept * panic_kept)
+        return lowest - abs(lowest) * 1e-9 < f["capitulation_morale"]
 
     def _type_facts(self) -> tuple[Any, ...]:
         """What the battle's types (by slot) and rules fix, worked out once for every battle that shares them:
@@ -478,7 +495,7 @@ class Battle:
     def _capitulation(self) -> None:
         f = self.f
         morale_limit, rdn_limit = f["capitulation_morale"], f["capitulation_readiness"]
-        for p in self.people[1]:
+        for p in self.people[1] if self.defenders_may_capitulate else ():
             if p.capitulation_checked or p.status not in (RETREATING, RETREATED):
                 continue
             if p.morale < morale_limit and p.readiness < rdn_limit:  # else its chance is 0: no test
