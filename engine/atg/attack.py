@@ -494,9 +494,10 @@ def _apply_hit(b: Battle, a: Individual, t: Individual, result: str) -> float:
         t.morale *= morale_kept
         gain = xp * mod
     before = a.xp
-    a.xp = min(f["max_experience"], a.xp + gain)
-    a.xp_gained += a.xp - before
-    return a.xp - before
+    a.xp = min(f["max_experience"], before + gain)
+    gained = a.xp - before
+    a.xp_gained += gained
+    return gained
 
 
 def _event(b: Battle, a: Individual, t: Individual, counter: bool, att: float, hp: float,

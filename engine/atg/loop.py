@@ -563,9 +563,10 @@ class Battle:
     def _steps(self) -> None:
         for found in self.candidates + self.target_lists:
             found.clear()
-        for p in self.everyone:
-            p.attacks = 0
-            p.attacked = 0
+        if self.round > 1:  # everyone starts the battle with none
+            for p in self.everyone:
+                p.attacks = 0
+                p.attacked = 0
         if self.record or not self.never_overstacked:  # else every factor stays 1.0 and no breakthrough can fail
             self._stacking()  # (a recorded battle shows its stacks in each round's summary)
         self._round_modifiers()
