@@ -393,8 +393,8 @@ def attack_points(b: Battle, a: Individual, t: Individual) -> int:
 
 def _draw(b: Battle, value: float) -> float:
     if b.whole:
-        return float(int(b.rng.random() * max(1, math.ceil(value)))) if value > 0 else 0.0
-    return b.rng.random() * value
+        return float(int(b.random() * max(1, math.ceil(value)))) if value > 0 else 0.0
+    return b.random() * value
 
 
 def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
@@ -423,7 +423,7 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
             hp *= fn(b, a, t, counter)
     if at.fuel_per_round:  # most types need none
         _use_fuel(b, a, t)
-    rnd = b.rng.random
+    rnd = b.random
     if b.whole:
         score = _draw(b, att)
         defence = _draw(b, hp)

@@ -200,6 +200,8 @@ class Battle:
         self.rules = rules
         self.f = as_floats(rules)
         self.rng = rng
+        self.random = rng.random
+        """``rng.random``, bound once: every draw of the battle (the steps draw several times an attack)."""
         self.record = record
         self.events: list[dict[str, Any]] = []
         self.work = 0
@@ -483,7 +485,7 @@ class Battle:
         return True
 
     def _throw_initiative(self) -> None:
-        rnd = self.rng.random
+        rnd = self.random
         for p in self.everyone:
             p.initiative = rnd() * p.t.initiative
 
@@ -501,7 +503,7 @@ class Battle:
             if p.morale < morale_limit and p.readiness < rdn_limit:  # else its chance is 0: no test
                 chance = parts.capitulation_chance(p.readiness, p.morale, morale_limit, rdn_limit)
                 p.capitulation_checked = True
-                draw = self.rng.random()
+                draw = self.random()
                 if draw < chance:
                     p.status = CAPITULATED
                 self._note({"event": "capitulation test", "who": p.key, "chance": round(chance, 6),
@@ -675,7 +677,7 @@ class Battle:
         if not candidates:
             return None
         n = len(candidates)
-        rnd = self.rng.random
+        rnd = self.random
         best = candidates[int(rnd() * n)]
         tries = a.t.tries
         if tries > 1:
@@ -701,7 +703,7 @@ class Battle:
                   if x is not target and x.status == IN and name in x.t.prevents and self.targetable(a, x)]
         if not guards:
             return target
-        chosen = guards[int(self.rng.random() * len(guards))]
+        chosen = guards[int(self.random() * len(guards))]
         if self.record:
             self.events.append({"type": "prevent", "round": self.round, "attacker": a.key, "meant": target.key,
                                 "target": chosen.key})
@@ -786,7 +788,7 @@ class Battle:
         lost = dropped = back = 0
         for p in self.people[0]:
             if p.status == CARRIED:
-                draw = self.rng.random() if share or home else 1.0
+                draw = self.random() if share or home else 1.0
                 if draw < share:
                     p.status = KILLED
                     lost += 1
@@ -830,7 +832,7 @@ class Battle:
             if not (unhit_and_hitting or untouched):
                 continue
             if front:
-                draw = self.rng.random()
+                draw = self.random()
                 if draw < fail:
                     self._note({"event": "breakthrough failed (overstacked)", "who": p.key,
                                 "chance": round(fail, 6), "draw": round(draw, 6)})
@@ -869,7 +871,7 @@ class Battle:
                 if not parts.panic_possible(remaining, morale, u.can_retreat, f["no_retreat_morale_factor"],
                                             f["panic_complement"] == 1.0):
                     continue
-                draw = self.rng.random()
+                draw = self.random()
                 panics = draw < f["panic_chance"]
                 self._note({"event": "panic test", "unit": u.label, "remaining %": round(remaining, 3),
                             "morale": round(morale, 3), "chance": f["panic_chance"], "draw": round(draw, 6),
@@ -975,7 +977,7 @@ class Battle:
         if self.combat == "airlift":
             for p in self.people[0]:
                 if p.status == CARRIED:
-                    if share and self.rng.random() < share:
+                    if share and self.random() < share:
                         p.status = KILLED
                         airlift_lost += 1
                     else:
