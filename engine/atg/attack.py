@@ -15,6 +15,7 @@ float factor (1.0 when the modifier does not apply).
 from __future__ import annotations
 
 import math
+from math import floor
 from operator import attrgetter
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
@@ -437,7 +438,7 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
     d100 = 0
     gain = 0.0
     if hit:
-        d100 = int(rnd() * 100) + 1
+        d100 = floor(rnd() * 100) + 1  # (floor: int() of a draw, never negative, at less cost)
         kill = at.kill
         result = KILL if d100 <= kill else RETREAT if d100 <= kill + at.retreat else PINNED
         gain = _apply_hit(b, a, t, result)

@@ -24,6 +24,7 @@ orderly retreat, the victory check.
 from __future__ import annotations
 
 import math
+from math import floor
 import random
 from collections import Counter
 from collections.abc import Mapping
@@ -678,13 +679,13 @@ class Battle:
             return None
         n = len(candidates)
         rnd = self.random
-        best = candidates[int(rnd() * n)]
+        best = candidates[floor(rnd() * n)]  # (floor: int() of a draw, never negative, at less cost)
         tries = a.t.tries
         if tries > 1:
             fav = self.favourite_scores[a.slot]  # by the target's type slot
             best_score = fav[best.slot]
             for _ in range(tries - 1):
-                x = candidates[int(rnd() * n)]
+                x = candidates[floor(rnd() * n)]
                 score = fav[x.slot]
                 if score > best_score:
                     best, best_score = x, score
