@@ -495,7 +495,8 @@ def _apply_hit(b: Battle, a: Individual, t: Individual, result: str) -> float:
         t.morale *= morale_kept
         gain = xp * mod
     before = a.xp
-    a.xp = min(f["max_experience"], before + gain)
+    xp, most = before + gain, f["max_experience"]
+    a.xp = xp if xp < most else most  # min(most, xp), without the builtin's argument parsing
     gained = a.xp - before
     a.xp_gained += gained
     return gained
