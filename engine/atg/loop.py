@@ -195,6 +195,21 @@ _modifier_lists: list[Any] = [None, None, {}]
 class Battle:
     """The mutable state of one battle: individuals, the round, the running factors and the log."""
 
+    __slots__ = ("round", "events", "setup", "rules", "f", "rng", "random", "record", "work", "work_limit",
+                 "retreat_open", "defence_may_retreat", "types", "slots", "candidates", "target_lists",
+                 "attacks_made", "first_attack", "unlogged", "subround", "combat", "bombardment", "air_mission",
+                 "takes_hex", "counterattacks", "whole", "tie_hits", "landscape_attack", "river_factor",
+                 "airfield_strike", "concentric", "concentric_bonuses", "sides", "hqs", "stack", "stack_max",
+                 "stack_factor", "units", "people", "everyone", "lowest_fuel", "structural", "continued", "ending",
+                 "decisions", "had_ships", "prevent", "_round_notes", "type_floats", "aircraft", "search_work",
+                 "transports_at_start", "never_overstacked", "defenders_may_capitulate", "battle_modifiers",
+                 "round_checks", "round_lists", "idle_against", "may_attack", "deals_structural", "auto_destroys",
+                 "attack_points", "hit_points", "experience_ratios", "hit_effects", "type_tables",
+                 "favourite_scores", "attack_modifiers", "hit_point_modifiers", "attack_factors",
+                 "hit_point_factors", "attack_factors_by_kind", "hit_point_factors_by_kind")
+    """Every attribute a battle has (each documented where :meth:`__init__` or :meth:`_build` sets it): a battle
+    has more than an instance dict can share between battles, and the steps read them thousands of times."""
+
     def __init__(self, setup: Setup, rules: Rules, rng: random.Random, record: bool,
                  work_limit: int = WORK_LIMIT) -> None:
         self.setup = setup
