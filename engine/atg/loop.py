@@ -590,7 +590,6 @@ class Battle:
         self._round_modifiers()
         self.subround = 0
         may_attack = self.may_attack
-        find_target, may_counter = self._find_target, self._may_counter  # bound once a round, not once a step
         acting = (self.everyone if all(map(all, may_attack))  # (copied by the first subround's filter)
                   else [p for p in self.everyone if may_attack[p.side][p.slot]])
         while True:
@@ -603,7 +602,7 @@ class Battle:
             for p in acting:
                 if p.status != IN:
                     continue
-                target = find_target(p)
+                target = self._find_target(p)
                 if target is None:
                     p.attacks = p.t.attacks
                     continue
@@ -611,7 +610,7 @@ class Battle:
                     target = self._preventer(p, target)
                 attack(self, p, target, False)
                 acted = True
-                if may_counter(p, target):
+                if self._may_counter(p, target):
                     attack(self, target, p, True)
             if not acted:
                 break
