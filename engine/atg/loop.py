@@ -710,8 +710,10 @@ class Battle:
         """``x`` was just hit: killed, pinned down or retreating under fire, it is nobody's target any more.
         Taken out of the targets found so far, which keep their order (the draws pick by position)."""
         for found in self.target_lists[1 - x.side].values():  # the lists of x's enemies, each once
-            if x in found:
-                found.remove(x)
+            try:
+                found.remove(x)  # (one look over the list, not two: it is usually there)
+            except ValueError:
+                pass
 
     def _preventer(self, a: Individual, target: Individual) -> Individual:
         name = target.t.name
