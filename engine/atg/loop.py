@@ -534,7 +534,7 @@ class Battle:
                 self._note({"event": "attackers capitulate", "count": n})
 
     def _set_concentric(self) -> None:
-        present = [u.unit for u in self.units[0] if any(p.status == IN for p in u.members)]
+        present = [u.unit for u in self.units[0] if IN in map(_status, u.members)]  # units with anyone fighting
         self.sides = len({u.side for u in present})
         self.hqs = len({u.hq for u in present})
         self.concentric = parts.concentric_factor(self.sides, self.hqs, self.concentric_bonuses,
