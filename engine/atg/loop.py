@@ -923,11 +923,15 @@ class Battle:
 
     def _attackers_left(self) -> bool:
         """Whether any attacker is still fighting (a paradrop's still carried count)."""
-        carried_count = self.combat == "paradrop"
-        return any(p.status == IN or (carried_count and p.status == CARRIED) for p in self.people[0])
+        if self.combat == "paradrop":
+            return any(p.status == IN or p.status == CARRIED for p in self.people[0])
+        return IN in map(_status, self.people[0])
 
     def _defenders_left(self) -> bool:
-        """Whether any defender is still fighting in the hex."""
+        """Whether any defender is still fighting in the hex (anti-aircraft support firing from another hex does
+        not count: there is some only in an air mission, see :meth:`_build`)."""
+        if not self.air_mission:
+            return IN in map(_status, self.people[1])
         return any(p.status == IN and not p.outside for p in self.people[1])
 
     def _continues(self) -> bool:
