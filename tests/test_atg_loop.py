@@ -812,6 +812,104 @@ def test_a_modifier_an_attack_s_kind_skips_is_one_at_each_such_attack(monkeypatc
     assert set(skipped) == set(live) == set(KIND_IDLE_WHEN)
 
 
+def test_a_modifier_skipped_against_a_side_is_one_at_each_attack_on_it(monkeypatch):
+    """Every modifier of a round's lists that an attack leaves out for its targets' side
+    (:data:`TARGET_IDLE_WHEN`: no entrenchment on that side) is exactly 1.0 at that attack, in every combat
+    type, with one side entrenched and the other not (either way round), interceptors joining and entrenched,
+    and retreat and pinned hits that take a share of entrenchment."""
+    from engine.atg import loop
+    from engine.atg.attack import KIND_IDLE_WHEN, TARGET_IDLE_WHEN
+    skipped, live = Counter(), Counter()
+    plain = loop.attack
+
+    def checked(b, a, t, counter):
+        for factors, by_kind in ((b.attack_factors, b.attack_factors_by_kind),
+                                 (b.hit_point_factors, b.hit_point_factors_by_kind)):
+            kept = by_kind[a.side][counter]
+            assert [fn for fn in factors if fn in kept] == list(kept)  # the round's order
+            for fn in factors:
+                if fn not in kept and fn not in KIND_IDLE_WHEN:
+                    assert fn in TARGET_IDLE_WHEN and fn in b.idle_against[t.side]
+                    assert fn(b, a, t, counter) == 1.0, f"{b.combat}: {fn.__name__} skipped but not 1.0"
+                    skipped[fn] += 1
+                elif fn in TARGET_IDLE_WHEN and fn(b, a, t, counter) != 1.0:
+                    live[fn] += 1
+        return plain(b, a, t, counter)
+    monkeypatch.setattr(loop, "attack", checked)
+    dug_in = tuple(replace(u, state=replace(u.state, entrenchment=40)) for u in MIXED)
+    ins = (Interceptor(Unit("Fighter", 2, UnitState(entrenchment=20)), intercept_setting=100, distance=1),)
+    for combat in ("land", "artillery", "airstrike", "paradrop", "amphibious", "surprise"):
+        for att, dfd in ((MIXED, dug_in), (dug_in, MIXED)):
+            if combat == "paradrop":
+                att = CARRIERS
+            for seed in range(4):
+                fight(Setup(att, dfd, combat=combat, interceptors=ins if seed % 2 else ()), Rules(),
+                      random.Random(seed), record=seed % 2 == 0)
+    assert set(skipped) == set(live) == set(TARGET_IDLE_WHEN)
+
+
+@pytest.mark.parametrize("combat", ["land", "artillery", "airstrike", "paradrop", "amphibious"])
+def test_a_battle_that_cannot_be_overstacked_is_within_every_maximum_in_every_round(combat, monkeypatch):
+    """A battle found never overstacked (it skips the stacking pass when unrecorded, and the overstacking
+    modifiers) has, in every round, every stack within its maximum as the pass works it out: every factor 1.0,
+    no breakthrough that can fail; with paratroopers joining, interceptors, a remembered stack and crowds that
+    are overstacked now and then."""
+    from engine.atg import loop
+    seen = Counter()
+    plain = loop.Battle._round_modifiers
+
+    def checked(self):
+        seen[self.never_overstacked] += 1
+        if self.never_overstacked:
+            kept = (self.stack, self.stack_max, self.stack_factor)
+            self.stack, self.stack_max = [{}, {}], [{}, {}]
+            self.stack_factor = [dict(x) for x in self.stack_factor]
+            self._stacking()
+            for side in (0, 1):
+                assert all(x == 1.0 for x in self.stack_factor[side].values())
+                assert all(self.stack[side][k] <= self.stack_max[side][k] for k in self.stack[side])
+            self.stack, self.stack_max, self.stack_factor = kept
+        return plain(self)
+    monkeypatch.setattr(loop.Battle, "_round_modifiers", checked)
+    ins = (Interceptor(Unit("Fighter", 2), intercept_setting=100, distance=1),)
+    crowds = (MIXED, CROWD, tuple(replace(u, count=u.count * 2) for u in MIXED))
+    for seed in range(6):
+        rules = Rules(remember_battlestack=True) if seed % 3 == 2 else Rules()
+        for att in crowds:
+            if combat == "paradrop":
+                att = CARRIERS + tuple(replace(u, count=u.count * (seed + 1)) for u in CARRIERS if u.cargo)
+            fight(Setup(att, MIXED, combat=combat, interceptors=ins if seed % 2 else (), remembered_stack=20 * seed),
+                  rules, random.Random(seed), record=seed % 2 == 0)
+    assert seen[True] and seen[False]
+
+
+@pytest.mark.parametrize("combat", ["land", "airstrike", "paradrop", "amphibious"])
+def test_a_battle_whose_defenders_cannot_capitulate_never_has_one_below_the_morale_limit(combat, monkeypatch):
+    """A battle found to have no defender that may capitulate (it skips their capitulation tests) has, at every
+    capitulation pass, every defender's morale at or above the limit; with panics, retreat and pinned hits,
+    losses that make capitulation possible in other battles, and interceptors joining."""
+    from engine.atg import loop
+    seen = Counter()
+    plain = loop.Battle._capitulation
+
+    def checked(self):
+        seen[self.defenders_may_capitulate] += 1
+        if not self.defenders_may_capitulate:
+            assert all(p.morale >= self.f["capitulation_morale"] for p in self.people[1])
+        return plain(self)
+    monkeypatch.setattr(loop.Battle, "_capitulation", checked)
+    ins = (Interceptor(Unit("Fighter", 2, UnitState(morale=30)), intercept_setting=100, distance=1),)
+    shaken = tuple(replace(u, state=replace(u.state, morale=21)) for u in MIXED)
+    rules = (Rules(), Rules(panic_chance=F(1)), Rules(panic_chance=F(1), panic_morale_loss=F(9, 10)),
+             Rules(retreat_morale_loss=90, pinned_morale_loss=90))
+    for seed in range(8):
+        for dfd in (MIXED, shaken, WORN):
+            fight(Setup(CARRIERS if combat == "paradrop" else MIXED, dfd, combat=combat,
+                        interceptors=ins if seed % 2 else ()),
+                  rules[seed % 4], random.Random(seed), record=seed % 2 == 0)
+    assert seen[True] and seen[False]
+
+
 def test_the_modifier_lists_kept_for_a_setup_are_those_each_battle_and_round_works_out(monkeypatch):
     """A battle's modifier lists, kept for every battle of its setup, rules and interceptors joining, and a
     round's, kept by the answers to its checks, are exactly what that battle and round work out afresh,

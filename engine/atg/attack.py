@@ -15,6 +15,7 @@ float factor (1.0 when the modifier does not apply).
 from __future__ import annotations
 
 import math
+from math import floor
 from operator import attrgetter
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from .loop import Battle
 
 __all__ = ["Modifier", "ATTACK_MODIFIERS", "HIT_POINT_MODIFIERS", "attack", "attack_points", "hit_effects", "live_modifiers", "ROUND_IDLE_WHEN",
-           "KIND_IDLE_WHEN", "kind_factors", "KILL", "RETREAT",
+           "KIND_IDLE_WHEN", "TARGET_IDLE_WHEN", "kind_factors", "KILL", "RETREAT",
            "PINNED", "MISS"]
 
 Modifier = Callable[["Battle", Individual, Individual, bool], float]
@@ -255,7 +256,7 @@ def _units_all_one(field: str) -> Callable[[Battle], bool]:
 
 
 # Checks that look over every individual read them through attrgetter, at C speed.
-_readiness, _status = attrgetter("readiness"), attrgetter("status")
+_readiness, _status, _entrenchment = attrgetter("readiness"), attrgetter("status"), attrgetter("entrenchment")
 _fuel_per_round = attrgetter("fuel_per_round")
 
 
@@ -265,6 +266,19 @@ def _readiness_idle(b: Battle, weights: tuple[str, ...]) -> bool:
     if any(t.readiness_per_attack for t in b.types):
         return False
     return all(parts.weighted(r, b.f[w]) == 1.0 for r in set(map(_readiness, b.everyone)) for w in weights)
+
+
+def _unentrenched(b: Battle, side: int) -> bool:
+    # entrenchment only falls in a battle (a retreat or pinned hit takes a share of the target's)
+    return not any(map(_entrenchment, b.people[side]))
+
+
+TARGET_IDLE_WHEN: Final[dict[Modifier, Callable[[Battle, int], bool]]] = {
+    entrenchment: _unentrenched,
+}
+"""Modifiers fixed by the setup for every attack on one side's individuals, and when they are 1.0 for the
+whole battle (by the battle and the targets' side): an attack on that side skips them, as :data:`IDLE_WHEN`'s
+are skipped by every attack (see :func:`kind_factors`)."""
 
 
 IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
@@ -288,6 +302,9 @@ IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {
                                                           "counter_defender_land", "counter_defender_other")),
     river: lambda b: b.river_factor == 1.0,
     airfield: lambda b: not b.airfield_strike,
+    overstacking_attack: lambda b: b.never_overstacked,
+    overstacking_hp: lambda b: b.never_overstacked,
+    entrenchment: lambda b: _unentrenched(b, 0) and _unentrenched(b, 1),
 }
 """Modifiers fixed by the setup, and when they are 1.0 for the whole battle (then :func:`attack` skips them:
 multiplying by 1.0 changes nothing, so every figure stays as it was)."""
@@ -337,10 +354,15 @@ KIND_IDLE_WHEN: Final[dict[Modifier, Callable[[int, bool], bool]]] = {
 (0 attacks the hex) and whether it is a counterattack. An attack of that kind skips them."""
 
 
-def kind_factors(modifiers: tuple[tuple[str, Modifier], ...]) -> tuple[tuple[tuple[Modifier, ...], ...], ...]:
+def kind_factors(modifiers: tuple[tuple[str, Modifier], ...],
+                 idle_against: tuple[frozenset[Modifier], frozenset[Modifier]] = (frozenset(), frozenset()),
+                 ) -> tuple[tuple[tuple[Modifier, ...], ...], ...]:
     """``modifiers``' functions for each kind of attack, less those :data:`KIND_IDLE_WHEN` says stay 1.0 for
-    it: indexed by the attacker's side, then by whether it is a counterattack."""
+    it and those that stay 1.0 against its targets' side (``idle_against``, by side: :data:`TARGET_IDLE_WHEN`'s
+    answers for the battle): indexed by the attacker's side, then by whether it is a counterattack."""
     def kept(fn: Modifier, side: int, counter: bool) -> bool:
+        if fn in idle_against[1 - side]:  # an attack's target is of the other side
+            return False
         idle = KIND_IDLE_WHEN.get(fn)
         return idle is None or not idle(side, counter)
     return tuple(tuple(tuple(fn for _, fn in modifiers if kept(fn, side, counter)) for counter in (False, True))
@@ -372,8 +394,8 @@ def attack_points(b: Battle, a: Individual, t: Individual) -> int:
 
 def _draw(b: Battle, value: float) -> float:
     if b.whole:
-        return float(int(b.rng.random() * max(1, math.ceil(value)))) if value > 0 else 0.0
-    return b.rng.random() * value
+        return float(int(b.random() * max(1, math.ceil(value)))) if value > 0 else 0.0
+    return b.random() * value
 
 
 def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
@@ -402,7 +424,7 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
             hp *= fn(b, a, t, counter)
     if at.fuel_per_round:  # most types need none
         _use_fuel(b, a, t)
-    rnd = b.rng.random
+    rnd = b.random
     if b.whole:
         score = _draw(b, att)
         defence = _draw(b, hp)
@@ -416,7 +438,7 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
     d100 = 0
     gain = 0.0
     if hit:
-        d100 = int(rnd() * 100) + 1
+        d100 = floor(rnd() * 100) + 1  # (floor: int() of a draw, never negative, at less cost)
         kill = at.kill
         result = KILL if d100 <= kill else RETREAT if d100 <= kill + at.retreat else PINNED
         gain = _apply_hit(b, a, t, result)
@@ -473,9 +495,11 @@ def _apply_hit(b: Battle, a: Individual, t: Individual, result: str) -> float:
         t.morale *= morale_kept
         gain = xp * mod
     before = a.xp
-    a.xp = min(f["max_experience"], a.xp + gain)
-    a.xp_gained += a.xp - before
-    return a.xp - before
+    xp, most = before + gain, f["max_experience"]
+    a.xp = xp if xp < most else most  # min(most, xp), without the builtin's argument parsing
+    gained = a.xp - before
+    a.xp_gained += gained
+    return gained
 
 
 def _event(b: Battle, a: Individual, t: Individual, counter: bool, att: float, hp: float,

@@ -24,6 +24,7 @@ orderly retreat, the victory check.
 from __future__ import annotations
 
 import math
+from math import floor
 import random
 from collections import Counter
 from collections.abc import Mapping
@@ -33,8 +34,8 @@ from operator import attrgetter
 from typing import Any
 
 from . import endings, parts
-from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, Modifier, attack,
-                     hit_effects, kind_factors, live_modifiers)
+from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, TARGET_IDLE_WHEN,
+                     Modifier, attack, hit_effects, kind_factors, live_modifiers)
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge, start_floats)
 from .interception import Decision, intercepts
@@ -194,12 +195,29 @@ _modifier_lists: list[Any] = [None, None, {}]
 class Battle:
     """The mutable state of one battle: individuals, the round, the running factors and the log."""
 
+    __slots__ = ("round", "events", "setup", "rules", "f", "rng", "random", "record", "work", "work_limit",
+                 "retreat_open", "defence_may_retreat", "types", "slots", "candidates", "target_lists",
+                 "attacks_made", "first_attack", "unlogged", "subround", "combat", "bombardment", "air_mission",
+                 "takes_hex", "counterattacks", "whole", "tie_hits", "landscape_attack", "river_factor",
+                 "airfield_strike", "concentric", "concentric_bonuses", "sides", "hqs", "stack", "stack_max",
+                 "stack_factor", "units", "people", "everyone", "lowest_fuel", "structural", "continued", "ending",
+                 "decisions", "had_ships", "prevent", "_round_notes", "type_floats", "aircraft", "search_work",
+                 "transports_at_start", "never_overstacked", "defenders_may_capitulate", "battle_modifiers",
+                 "round_checks", "round_lists", "idle_against", "may_attack", "deals_structural", "auto_destroys",
+                 "attack_points", "hit_points", "experience_ratios", "hit_effects", "type_tables",
+                 "favourite_scores", "attack_modifiers", "hit_point_modifiers", "attack_factors",
+                 "hit_point_factors", "attack_factors_by_kind", "hit_point_factors_by_kind")
+    """Every attribute a battle has (each documented where :meth:`__init__` or :meth:`_build` sets it): a battle
+    has more than an instance dict can share between battles, and the steps read them thousands of times."""
+
     def __init__(self, setup: Setup, rules: Rules, rng: random.Random, record: bool,
                  work_limit: int = WORK_LIMIT) -> None:
         self.setup = setup
         self.rules = rules
         self.f = as_floats(rules)
         self.rng = rng
+        self.random = rng.random
+        """``rng.random``, bound once: every draw of the battle (the steps draw several times an attack)."""
         self.record = record
         self.events: list[dict[str, Any]] = []
         self.work = 0
@@ -337,13 +355,22 @@ class Battle:
         joined = tuple(d.joins for d in self.decisions)
         kept = _modifier_lists[2].get(joined)
         if kept is None:
+            self.never_overstacked = self._never_overstacked()
+            self.defenders_may_capitulate = self._defenders_may_capitulate()
             mods = (live_modifiers(self, ATTACK_MODIFIERS), live_modifiers(self, HIT_POINT_MODIFIERS))
             checks = tuple(dict.fromkeys(ROUND_IDLE_WHEN[fn] for _, fn in mods[0] + mods[1] if fn in ROUND_IDLE_WHEN))
-            kept = _modifier_lists[2][joined] = (mods, checks, {}, self._type_facts())
-        self.battle_modifiers, self.round_checks, self.round_lists, facts = kept
+            idle_against = tuple(frozenset(fn for fn, idle in TARGET_IDLE_WHEN.items() if idle(self, side))
+                                 for side in (0, 1))
+            kept = _modifier_lists[2][joined] = (mods, checks, {}, idle_against, self.never_overstacked,
+                                                 self.defenders_may_capitulate, self._type_facts())
+        (self.battle_modifiers, self.round_checks, self.round_lists, self.idle_against, self.never_overstacked,
+         self.defenders_may_capitulate, facts) = kept
         """The attack and hit point modifiers that can differ from 1.0 in this battle; the checks of
-        :data:`ROUND_IDLE_WHEN` they need; each round's lists by those checks' answers (:meth:`_round_modifiers`).
-        The same for every battle of one setup, rules and interceptors joining, so worked out once for them."""
+        :data:`ROUND_IDLE_WHEN` they need; each round's lists by those checks' answers (:meth:`_round_modifiers`);
+        the modifiers that stay 1.0 against each side's individuals (:data:`TARGET_IDLE_WHEN`); whether no side
+        can be overstacked (:meth:`_never_overstacked`); whether a defender may capitulate
+        (:meth:`_defenders_may_capitulate`). The same for every battle of one setup, rules and interceptors
+        joining, so worked out once for them."""
         (self.may_attack, self.deals_structural, self.auto_destroys, self.attack_points, self.hit_points,
          self.experience_ratios, self.hit_effects, self.type_tables, self.favourite_scores) = facts
         """What the battle's types and rules fix (:meth:`_type_facts`), also the same for every battle of one
@@ -354,6 +381,48 @@ class Battle:
         self.attack_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
         self.hit_point_factors_by_kind: tuple[tuple[tuple[Modifier, ...], ...], ...] = ((), ())
         """Set for each round's steps by :meth:`_round_modifiers`."""
+
+    def _never_overstacked(self) -> bool:
+        """Whether no side can be overstacked in this battle: each side's stacks as :meth:`_stacking` counts them,
+        but with everyone who may fight in the hex fighting at once (the cargo still carried too), within the
+        lowest maxima the side can have (an attack's land maximum is never below rulevar 30's). The stacks a
+        round counts can only be smaller: stack points are not negative, and nobody fights who is not here."""
+        f = self.f
+        remembered = float(self.setup.remembered_stack) if self.rules.remember_battlestack else 0.0
+        for side in (0, 1):
+            ground = air = 0.0
+            for p in self.people[side]:
+                if p.t.stack < 0:
+                    return False
+                if not p.outside:
+                    if p.t.theatre == "air":
+                        air += p.t.stack
+                    else:
+                        ground += p.t.stack
+            if side == 0:
+                ground += remembered
+                air += remembered if self.air_mission else 0.0
+                lowest = {"land": float(int(f["land_stack_max"])), "air": f["air_stack_max"],
+                          "artillery": f["artillery_stack_max"]}
+            else:
+                lowest = {"land": f["land_stack_max"], "air": f["air_stack_max"], "artillery": f["land_stack_max"]}
+            if not (ground <= lowest["land"] and air <= lowest["air"] and ground <= lowest["artillery"]):
+                return False
+        return True
+
+    def _defenders_may_capitulate(self) -> bool:
+        """Whether any defender's morale may fall below rulevar 37's limit in this battle (else none is ever
+        tested for capitulation). Morale falls only by a retreat or pinned hit (one at most: whoever is hit is
+        nobody's target again) and by its unit's panic (once at most), so the lowest it can reach is its start
+        times what the worse hit and a panic leave; the margin is far above any rounding of those products."""
+        f = self.f
+        hit_kept = max(0.0, min(1.0 - f["retreat_morale_loss"] / 100.0, 1.0 - f["pinned_morale_loss"] / 100.0, 1.0))
+        panic_kept = max(0.0, min(1.0 - f["panic_morale_loss"], 1.0))
+        if not self.people[1]:
+            return False
+        start = min(map(_morale, self.people[1]))
+        lowest = min(start, start * hit_kept * panic_kept)
+        return lowest - abs(lowest) * 1e-9 < f["capitulation_morale"]
 
     def _type_facts(self) -> tuple[Any, ...]:
         """What the battle's types (by slot) and rules fix, worked out once for every battle that shares them:
@@ -380,14 +449,16 @@ class Battle:
     def _round_modifiers(self) -> None:
         """The modifiers that can differ from 1.0 in this round's steps (the hot path's lists), with their
         names for the log and without them for a battle that is not logged, and for each kind of attack
-        (:func:`.attack.kind_factors`). Worked out once for each answer to the round's checks."""
+        (:func:`.attack.kind_factors`: also without those that stay 1.0 against its targets' side). Worked out
+        once for each answer to the round's checks."""
         answers = tuple(check(self) for check in self.round_checks)
         lists = self.round_lists.get(answers)
         if lists is None:
             att, hp = (live_modifiers(self, mods, ROUND_IDLE_WHEN, dict(zip(self.round_checks, answers)))
                        for mods in self.battle_modifiers)
             lists = self.round_lists[answers] = (att, hp, tuple(fn for _, fn in att), tuple(fn for _, fn in hp),
-                                                 kind_factors(att), kind_factors(hp))
+                                                 kind_factors(att, self.idle_against),
+                                                 kind_factors(hp, self.idle_against))
         (self.attack_modifiers, self.hit_point_modifiers, self.attack_factors, self.hit_point_factors,
          self.attack_factors_by_kind, self.hit_point_factors_by_kind) = lists
 
@@ -430,7 +501,7 @@ class Battle:
         return True
 
     def _throw_initiative(self) -> None:
-        rnd = self.rng.random
+        rnd = self.random
         for p in self.everyone:
             p.initiative = rnd() * p.t.initiative
 
@@ -442,13 +513,13 @@ class Battle:
     def _capitulation(self) -> None:
         f = self.f
         morale_limit, rdn_limit = f["capitulation_morale"], f["capitulation_readiness"]
-        for p in self.people[1]:
+        for p in self.people[1] if self.defenders_may_capitulate else ():
             if p.capitulation_checked or p.status not in (RETREATING, RETREATED):
                 continue
-            chance = parts.capitulation_chance(p.readiness, p.morale, morale_limit, rdn_limit)
-            if p.morale < morale_limit and p.readiness < rdn_limit:
+            if p.morale < morale_limit and p.readiness < rdn_limit:  # else its chance is 0: no test
+                chance = parts.capitulation_chance(p.readiness, p.morale, morale_limit, rdn_limit)
                 p.capitulation_checked = True
-                draw = self.rng.random()
+                draw = self.random()
                 if draw < chance:
                     p.status = CAPITULATED
                 self._note({"event": "capitulation test", "who": p.key, "chance": round(chance, 6),
@@ -463,7 +534,7 @@ class Battle:
                 self._note({"event": "attackers capitulate", "count": n})
 
     def _set_concentric(self) -> None:
-        present = [u.unit for u in self.units[0] if any(p.status == IN for p in u.members)]
+        present = [u.unit for u in self.units[0] if IN in map(_status, u.members)]  # units with anyone fighting
         self.sides = len({u.side for u in present})
         self.hqs = len({u.hq for u in present})
         self.concentric = parts.concentric_factor(self.sides, self.hqs, self.concentric_bonuses,
@@ -510,10 +581,12 @@ class Battle:
     def _steps(self) -> None:
         for found in self.candidates + self.target_lists:
             found.clear()
-        for p in self.everyone:
-            p.attacks = 0
-            p.attacked = 0
-        self._stacking()
+        if self.round > 1:  # everyone starts the battle with none
+            for p in self.everyone:
+                p.attacks = 0
+                p.attacked = 0
+        if self.record or not self.never_overstacked:  # else every factor stays 1.0 and no breakthrough can fail
+            self._stacking()  # (a recorded battle shows its stacks in each round's summary)
         self._round_modifiers()
         self.subround = 0
         may_attack = self.may_attack
@@ -620,14 +693,14 @@ class Battle:
         if not candidates:
             return None
         n = len(candidates)
-        rnd = self.rng.random
-        best = candidates[int(rnd() * n)]
+        rnd = self.random
+        best = candidates[floor(rnd() * n)]  # (floor: int() of a draw, never negative, at less cost)
         tries = a.t.tries
         if tries > 1:
             fav = self.favourite_scores[a.slot]  # by the target's type slot
             best_score = fav[best.slot]
             for _ in range(tries - 1):
-                x = candidates[int(rnd() * n)]
+                x = candidates[floor(rnd() * n)]
                 score = fav[x.slot]
                 if score > best_score:
                     best, best_score = x, score
@@ -637,8 +710,10 @@ class Battle:
         """``x`` was just hit: killed, pinned down or retreating under fire, it is nobody's target any more.
         Taken out of the targets found so far, which keep their order (the draws pick by position)."""
         for found in self.target_lists[1 - x.side].values():  # the lists of x's enemies, each once
-            if x in found:
-                found.remove(x)
+            try:
+                found.remove(x)  # (one look over the list, not two: it is usually there)
+            except ValueError:
+                pass
 
     def _preventer(self, a: Individual, target: Individual) -> Individual:
         name = target.t.name
@@ -646,7 +721,7 @@ class Battle:
                   if x is not target and x.status == IN and name in x.t.prevents and self.targetable(a, x)]
         if not guards:
             return target
-        chosen = guards[int(self.rng.random() * len(guards))]
+        chosen = guards[int(self.random() * len(guards))]
         if self.record:
             self.events.append({"type": "prevent", "round": self.round, "attacker": a.key, "meant": target.key,
                                 "target": chosen.key})
@@ -731,7 +806,7 @@ class Battle:
         lost = dropped = back = 0
         for p in self.people[0]:
             if p.status == CARRIED:
-                draw = self.rng.random() if share or home else 1.0
+                draw = self.random() if share or home else 1.0
                 if draw < share:
                     p.status = KILLED
                     lost += 1
@@ -757,9 +832,9 @@ class Battle:
         need = self.rules.breakthrough_rounds
         if (aircraft_only or r < need) and not self.aircraft[side]:
             return  # only aircraft may break through now (no one has fought `need` rounds yet), and it has none
-        enemy = self.people[1 - side]
-        front = any(x.status == IN and not x.outside and not x.t.backbench for x in enemy)
         fail = parts.breakthrough_failure(self.stack[side].get("land", 0.0), self.stack_max[side].get("land", 1.0))
+        # an overstacked side may fail to break through an enemy front line (nobody to fail against without one)
+        front = fail > 0 and any(x.status == IN and not x.outside and not x.t.backbench for x in self.people[1 - side])
         for p in self.people[side]:
             if p.status != IN or p.broken or p.outside:
                 continue
@@ -774,8 +849,8 @@ class Battle:
             untouched = p.last_targeted <= r - need
             if not (unhit_and_hitting or untouched):
                 continue
-            if front and fail > 0:
-                draw = self.rng.random()
+            if front:
+                draw = self.random()
                 if draw < fail:
                     self._note({"event": "breakthrough failed (overstacked)", "who": p.key,
                                 "chance": round(fail, 6), "draw": round(draw, 6)})
@@ -814,7 +889,7 @@ class Battle:
                 if not parts.panic_possible(remaining, morale, u.can_retreat, f["no_retreat_morale_factor"],
                                             f["panic_complement"] == 1.0):
                     continue
-                draw = self.rng.random()
+                draw = self.random()
                 panics = draw < f["panic_chance"]
                 self._note({"event": "panic test", "unit": u.label, "remaining %": round(remaining, 3),
                             "morale": round(morale, 3), "chance": f["panic_chance"], "draw": round(draw, 6),
@@ -832,7 +907,8 @@ class Battle:
             if self.retreat_barred(side):
                 continue
             for u in self.units[side]:
-                if u.withdrew or u.outside or not u.can_retreat or not u.count:
+                # a standing order of 100 % never withdraws: its casualties cannot pass it
+                if u.withdrew or u.retreat_order >= 100 or u.outside or not u.can_retreat or not u.count:
                     continue
                 fighting = [p for p in u.members if p.status == IN]
                 if not fighting:
@@ -847,11 +923,15 @@ class Battle:
 
     def _attackers_left(self) -> bool:
         """Whether any attacker is still fighting (a paradrop's still carried count)."""
-        carried_count = self.combat == "paradrop"
-        return any(p.status == IN or (carried_count and p.status == CARRIED) for p in self.people[0])
+        if self.combat == "paradrop":
+            return any(p.status == IN or p.status == CARRIED for p in self.people[0])
+        return IN in map(_status, self.people[0])
 
     def _defenders_left(self) -> bool:
-        """Whether any defender is still fighting in the hex."""
+        """Whether any defender is still fighting in the hex (anti-aircraft support firing from another hex does
+        not count: there is some only in an air mission, see :meth:`_build`)."""
+        if not self.air_mission:
+            return IN in map(_status, self.people[1])
         return any(p.status == IN and not p.outside for p in self.people[1])
 
     def _continues(self) -> bool:
@@ -919,7 +999,7 @@ class Battle:
         if self.combat == "airlift":
             for p in self.people[0]:
                 if p.status == CARRIED:
-                    if share and self.rng.random() < share:
+                    if share and self.random() < share:
                         p.status = KILLED
                         airlift_lost += 1
                     else:
