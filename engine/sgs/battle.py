@@ -208,6 +208,9 @@ class Battle:
         self.panic_count = [0, 0]
         self.active = [[True] * len(us) for us in self.units]
         """A unit is active while it has strength and has not panicked."""
+        self.kept: list[dict[Any, Any]] = [{}, {}]
+        """Per side, the lists of who is active that :meth:`shooters`, :meth:`targets` and :meth:`target_groups`
+        worked out, kept until a unit of that side leaves (:meth:`leave`): most rounds nobody does."""
         # Counts over the combat units still fighting, kept up to date by :meth:`leave` so that battle
         # morale, asked for several times a round, counts no lists.
         self.fighting_n = [len(c) for c in self.combat_idx]
@@ -243,8 +246,12 @@ class Battle:
         return [i for i in self.combat_idx[s] if active[i]]
 
     def shooters(self, s: int, round_name: RoundName) -> list[int]:
-        active = self.active[s]
-        return [i for i in self.shooter_idx[s][round_name] if active[i]]
+        """Units of side ``s`` that fire in the round: those that may (:attr:`Lineup.shooter_idx`) and are active."""
+        found = self.kept[s].get(round_name)
+        if found is None:
+            active = self.active[s]
+            found = self.kept[s][round_name] = [i for i in self.shooter_idx[s][round_name] if active[i]]
+        return found
 
     def targets(self, s: int, round_name: RoundName) -> list[int]:
         """Units that can be hit: ground combat units still fighting, and aircraft too in the main and next
@@ -252,17 +259,26 @@ class Battle:
         if round_name == "pursuit":
             st = self.strength[s]
             return [i for i in self.target_idx[s][False] if st[i] > 0]
-        active = self.active[s]
-        return [i for i in self.target_idx[s][round_name in ("main", "next")] if active[i]]
+        air_too = round_name in ("main", "next")
+        found = self.kept[s].get(air_too)
+        if found is None:
+            active = self.active[s]
+            found = self.kept[s][air_too] = [i for i in self.target_idx[s][air_too] if active[i]]
+        return found
 
     def target_groups(self, s: int, round_name: RoundName) -> list[tuple[list[int], list[int]]]:
         """:meth:`targets` by loss priority and class, as :func:`~.losses.allocate_groups` takes them."""
-        groups = self.line.target_groups[s][round_name in ("main", "next")]
         if round_name == "pursuit":
             st = self.strength[s]
-            return [([i for i in cavs if st[i] > 0], [i for i in others if st[i] > 0]) for cavs, others in groups]
-        active = self.active[s]
-        return [([i for i in cavs if active[i]], [i for i in others if active[i]]) for cavs, others in groups]
+            return [([i for i in cavs if st[i] > 0], [i for i in others if st[i] > 0])
+                    for cavs, others in self.line.target_groups[s][False]]
+        key = "groups", round_name in ("main", "next")
+        found = self.kept[s].get(key)
+        if found is None:
+            active = self.active[s]
+            found = self.kept[s][key] = [([i for i in cavs if active[i]], [i for i in others if active[i]])
+                                         for cavs, others in self.line.target_groups[s][key[1]]]
+        return found
 
     def armour(self, s: int) -> int:
         return self.armoured[s]
@@ -271,6 +287,7 @@ class Battle:
         """Unit ``i`` of side ``s`` leaves the fight (eliminated or panicked)."""
         if self.active[s][i]:
             self.active[s][i] = False
+            self.kept[s].clear()
             line = self.line
             if line.is_combat[s][i]:
                 self.fighting_n[s] -= 1
@@ -400,8 +417,8 @@ class Battle:
             self.cancel = [self.setup.defender.cancel_first, self.setup.attacker.cancel_first]
         if log is not None:
             log["morale_start"] = [self.morale_terms(0).to_json(), self.morale_terms(1).to_json()]
-        # strength present at the round's start (for heavy losses); sum() of a list is quicker than of a generator
-        present = [sum([self.strength[s][i] for i in self.targets(s, round_name)]) for s in (0, 1)]
+        # strength present at the round's start (for heavy losses)
+        present = [sum(map(self.strength[s].__getitem__, self.targets(s, round_name))) for s in (0, 1)]
         lost_before = list(self.lost)
         before = [list(self.strength[0]), list(self.strength[1])]
         taken = [[0] * len(self.units[0]), [0] * len(self.units[1])]
