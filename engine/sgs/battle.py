@@ -107,6 +107,10 @@ class Lineup:
         self.target_groups = [{air_too: _by_priority(self.units[s], idx) for air_too, idx in self.target_idx[s].items()}
                               for s in (0, 1)]
         """:attr:`target_idx` as :func:`~.losses.allocate_groups` takes them."""
+        self.shot_parts = [[(tuple(u.value(left, rules.reduced_at_half) for left in range(u.strength + 1)),
+                             u.rof, u.elite, u.cav) for u in us] for us in self.units]
+        """Per unit, what its shots read: its combat value by strength left (:meth:`~.units.Unit.value`, the
+        reduced value at half strength or less if the rules say so), rate of fire, elite, CavUnit."""
         fs = faces(rules)
         self.low, self.sides_n = fs[0], len(fs)
         self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[tuple[str, int], ...], int]] = {}
@@ -326,6 +330,24 @@ class Battle:
         # the die as :meth:`die` rolls it, its parts held here: this loop rolls most of a battle's dice
         rand, low, n = self.random, self.low, self.sides_n
         units, strength = self.units[s], self.strength[s]
+        if log is None and not cancel:
+            # Unrecorded, with no hit to cancel, a volley only counts its hits: the shots below, the dice rolled
+            # in the same order (an elite's second die only after a miss), nothing else kept
+            parts = self.line.shot_parts[s]
+            for i in self.shooters(s, round_name):
+                by_strength, rof, elite, cav = parts[i]
+                # the die shows ``low + int(rand() * n)``: at or under the target when ``rand() * n`` is under
+                # ``hitting``, the number of faces that hit
+                hitting = by_strength[strength[i]] + bonus - low + 1
+                hits = 0
+                for _ in range(rof):
+                    if rand() * n < hitting or (elite and rand() * n < hitting):
+                        hits += 1
+                if cav:
+                    cav_hits += hits
+                else:
+                    other_hits += hits
+            return cav_hits, other_hits
         shots: list[dict[str, Any]] = []
         for i in self.shooters(s, round_name):
             u = units[i]
