@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
+from itertools import compress
 from typing import Any
 
 from .losses import TIERS, allocate_groups
@@ -390,8 +391,8 @@ class Battle:
         if scored[0] or scored[1]:
             # the strength left to each unit is the room the allocation fills: it goes down as hits land
             wasted = allocate_groups(scored[0], scored[1], self.target_groups(s, round_name), st, hits, self.rules)
-        for i, h in enumerate(hits):
-            if h:
+            for i in compress(range(len(hits)), hits):  # the units hit
+                h = hits[i]
                 taken[i] += h
                 self.lost[s] += h
                 if st[i] == 0:
@@ -405,8 +406,9 @@ class Battle:
 
     def panic_tests(self, s: int, before: list[int], taken: list[int], log: dict[str, Any] | None) -> None:
         strength, panicked = self.strength[s], self.panicked[s]
-        for i, h in enumerate(taken):
-            if h and strength[i] > 0 and not panicked[i] and must_test(h, before[i]):
+        for i in compress(range(len(taken)), taken):  # the units hit this round
+            h = taken[i]
+            if strength[i] > 0 and not panicked[i] and must_test(h, before[i]):
                 u = self.units[s][i]
                 d = self.die()
                 failed = panics(d, u.morale)
