@@ -382,19 +382,16 @@ class Battle:
         return cav_hits, other_hits
 
     # Taking hits -------------------------------------------------------------
-    def take(self, s: int, scored: tuple[int, int], round_name: RoundName, taken: list[int],
-             log: dict[str, Any] | None) -> None:
-        """Allocate the enemy's hits on side ``s``; ``taken`` gathers each unit's hits this round."""
+    def take(self, s: int, scored: tuple[int, int], round_name: RoundName, log: dict[str, Any] | None) -> list[int]:
+        """Allocate the enemy's hits on side ``s``; return each unit's hits (a side takes hits once a round)."""
         st = self.strength[s]
         hits = [0] * len(st)
         wasted = 0
         if scored[0] or scored[1]:
             # the strength left to each unit is the room the allocation fills: it goes down as hits land
             wasted = allocate_groups(scored[0], scored[1], self.target_groups(s, round_name), st, hits, self.rules)
+            self.lost[s] += sum(hits)
             for i in compress(range(len(hits)), hits):  # the units hit
-                h = hits[i]
-                taken[i] += h
-                self.lost[s] += h
                 if st[i] == 0:
                     self.leave(s, i)
                     self.dead[s] += 1
@@ -403,6 +400,7 @@ class Battle:
             log.setdefault("allocation", []).append({
                 "side": SIDES[s], "wasted": wasted,
                 "hits": [{"unit": self.units[s][i].name, "hits": h, "left": st[i]} for i, h in enumerate(hits) if h]})
+        return hits
 
     def panic_tests(self, s: int, before: list[int], taken: list[int], log: dict[str, Any] | None) -> None:
         strength, panicked = self.strength[s], self.panicked[s]
@@ -445,7 +443,6 @@ class Battle:
         present = [sum(map(self.strength[s].__getitem__, self.targets(s, round_name))) for s in (0, 1)]
         lost_before = list(self.lost)
         before = [list(self.strength[0]), list(self.strength[1])]
-        taken = [[0] * len(self.units[0]), [0] * len(self.units[1])]
         routed: SideName | None = None
         first = self.setup.first_shot
         self.tested = False
@@ -454,8 +451,8 @@ class Battle:
             volley = self.fire(a, round_name, log)
             if self.rounds == 1:
                 self.opening = volley[0] + volley[1]
-            self.take(1 - a, volley, round_name, taken[1 - a], log)
-            self.panic_tests(1 - a, before[1 - a], taken[1 - a], log)
+            taken = self.take(1 - a, volley, round_name, log)
+            self.panic_tests(1 - a, before[1 - a], taken, log)
             if self.fighting_n[1 - a] and demoralised(self.morale(1 - a), self.rules):
                 # demoralised before it could reply: it does not fire, it tests at once (and only then)
                 self.tested = True
@@ -464,17 +461,17 @@ class Battle:
                 if log is not None:
                     log["no_reply"] = SIDES[1 - a]
             else:
-                self.take(a, self.fire(1 - a, round_name, log), round_name, taken[a], log)
-                self.panic_tests(a, before[a], taken[a], log)
+                taken = self.take(a, self.fire(1 - a, round_name, log), round_name, log)
+                self.panic_tests(a, before[a], taken, log)
         else:
             scored = (self.fire(0, round_name, log), self.fire(1, round_name, log))
             if self.rounds == 1 and self.line.opening is not None:
                 s = self.line.opening[0]
                 self.opening = scored[s][0] + scored[s][1]
-            self.take(1, scored[0], round_name, taken[1], log)
-            self.take(0, scored[1], round_name, taken[0], log)
-            self.panic_tests(0, before[0], taken[0], log)
-            self.panic_tests(1, before[1], taken[1], log)
+            taken_1 = self.take(1, scored[0], round_name, log)
+            taken_0 = self.take(0, scored[1], round_name, log)
+            self.panic_tests(0, before[0], taken_0, log)
+            self.panic_tests(1, before[1], taken_1, log)
         for s in (0, 1):
             if heavy_losses(self.lost[s] - lost_before[s], present[s]):
                 self.drops[s] += 1
@@ -496,7 +493,7 @@ class Battle:
         if self.rules.cancel_scope == "round":
             self.cancel = [self.setup.defender.cancel_first, self.setup.attacker.cancel_first]
         scored = self.fire(victor, "pursuit", log)
-        self.take(1 - victor, scored, "pursuit", [0] * len(self.units[1 - victor]), log)
+        self.take(1 - victor, scored, "pursuit", log)
         if log is not None:
             self.events.append(log)
         return True
