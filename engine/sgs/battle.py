@@ -109,9 +109,9 @@ class Lineup:
                               for s in (0, 1)]
         """:attr:`target_idx` as :func:`~.losses.allocate_groups` takes them."""
         self.shot_parts = [[(tuple(u.value(left, rules.reduced_at_half) for left in range(u.strength + 1)),
-                             u.rof, u.elite, u.cav) for u in us] for us in self.units]
+                             range(u.rof), u.elite, u.cav) for u in us] for us in self.units]
         """Per unit, what its shots read: its combat value by strength left (:meth:`~.units.Unit.value`, the
-        reduced value at half strength or less if the rules say so), rate of fire, elite, CavUnit."""
+        reduced value at half strength or less if the rules say so), its shots (``range(rof)``), elite, CavUnit."""
         fs = faces(rules)
         self.low, self.sides_n = fs[0], len(fs)
         self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[tuple[str, int], ...], int]] = {}
@@ -336,12 +336,12 @@ class Battle:
             # in the same order (an elite's second die only after a miss), nothing else kept
             parts = self.line.shot_parts[s]
             for i in self.shooters(s, round_name):
-                by_strength, rof, elite, cav = parts[i]
+                by_strength, shots, elite, cav = parts[i]
                 # the die shows ``low + int(rand() * n)``: at or under the target when ``rand() * n`` is under
                 # ``hitting``, the number of faces that hit
                 hitting = by_strength[strength[i]] + bonus - low + 1
                 hits = 0
-                for _ in range(rof):
+                for _ in shots:
                     if rand() * n < hitting or (elite and rand() * n < hitting):
                         hits += 1
                 if cav:
