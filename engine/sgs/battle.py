@@ -93,6 +93,7 @@ class Lineup:
         self.setup, self.rules = setup, rules
         self.forces = (setup.attacker, setup.defender)
         self.units: tuple[tuple[Unit, ...], tuple[Unit, ...]] = (setup.attacker.units, setup.defender.units)
+        self.everyone = [range(len(us)) for us in self.units]
         self.combat_idx = [[i for i, u in enumerate(us) if u.role == "combat"] for us in self.units]
         self.is_combat = [[u.role == "combat" for u in us] for us in self.units]
         self.is_armour = [[c and u.armour for c, u in zip(cs, us)] for cs, us in zip(self.is_combat, self.units)]
@@ -391,7 +392,7 @@ class Battle:
             # the strength left to each unit is the room the allocation fills: it goes down as hits land
             wasted = allocate_groups(scored[0], scored[1], self.target_groups(s, round_name), st, hits, self.rules)
             self.lost[s] += sum(hits)
-            for i in compress(range(len(hits)), hits):  # the units hit
+            for i in compress(self.line.everyone[s], hits):  # the units hit
                 if st[i] == 0:
                     self.leave(s, i)
                     self.dead[s] += 1
@@ -404,7 +405,7 @@ class Battle:
 
     def panic_tests(self, s: int, before: list[int], taken: list[int], log: dict[str, Any] | None) -> None:
         strength, panicked = self.strength[s], self.panicked[s]
-        for i in compress(range(len(taken)), taken):  # the units hit this round
+        for i in compress(self.line.everyone[s], taken):  # the units hit this round
             h = taken[i]
             if strength[i] > 0 and not panicked[i] and must_test(h, before[i]):
                 u = self.units[s][i]
