@@ -79,9 +79,11 @@ def split(hits: int, room: Sequence[int], method: str = "largest remainder") -> 
     shares = [hits * r // total for r in room]
     left = hits - sum(shares)
     if left:
-        # the hits left over go to the largest remainders; ties to the stronger unit, then to the first listed
-        order = sorted([(-(hits * r % total), -r, i) for i, r in enumerate(room)])
-        for _, _, i in order[:left]:
+        # the hits left over go to the largest remainders; ties to the stronger unit, then to the first listed:
+        # a stable sort, largest first, of the remainder and then the room as one number (the room is at most
+        # the total, the remainder less)
+        rank = [(hits * r % total) * (total + 1) + r for r in room]
+        for i in sorted(range(len(room)), key=rank.__getitem__, reverse=True)[:left]:
             shares[i] += 1
     return shares
 
