@@ -109,6 +109,12 @@ class Lineup:
         self.target_groups = [{air_too: _by_priority(self.units[s], idx) for air_too, idx in self.target_idx[s].items()}
                               for s in (0, 1)]
         """:attr:`target_idx` as :func:`~.losses.allocate_groups` takes them."""
+        self.start = ([u.strength for u in self.units[0]], [u.strength for u in self.units[1]],
+                      [len(c) for c in self.combat_idx],
+                      [sum(us[i].morale for i in c) for us, c in zip(self.units, self.combat_idx)],
+                      [sum(a) for a in self.is_armour], [sum(a) for a in self.is_air])
+        """How a battle starts, copied by each: strength by unit, then the counts :class:`Battle` keeps up to date,
+        per side (combat units fighting, the sum of their morales, armour, aircraft)."""
         self.shot_parts = [[(tuple(u.value(left, rules.reduced_at_half) for left in range(u.strength + 1)),
                              range(u.rof), u.elite, u.cav) for u in us] for us in self.units]
         """Per unit, what its shots read: its combat value by strength left (:meth:`~.units.Unit.value`, the
@@ -206,26 +212,27 @@ class Battle:
         line = self.line = lineup(setup, rules)
         self.forces, self.units = line.forces, line.units
         self.combat_idx, self.shooter_idx, self.target_idx = line.combat_idx, line.shooter_idx, line.target_idx
-        self.strength = [[u.strength for u in us] for us in self.units]
-        self.panicked = [[False] * len(us) for us in self.units]
+        start = line.start
+        self.strength = [start[0][:], start[1][:]]
+        self.panicked = [[False] * len(start[0]), [False] * len(start[1])]
         self.drops = [0, 0]
         self.lost = [0, 0]
         self.dead = [0, 0]
         self.panic_count = [0, 0]
-        self.active = [[True] * len(us) for us in self.units]
+        self.active = [[True] * len(start[0]), [True] * len(start[1])]
         """A unit is active while it has strength and has not panicked."""
         self.kept: list[dict[Any, Any]] = [{}, {}]
         """Per side, the lists of who is active that :meth:`shooters`, :meth:`targets` and :meth:`target_groups`
         worked out, kept until a unit of that side leaves (:meth:`leave`): most rounds nobody does."""
         # Counts over the combat units still fighting, kept up to date by :meth:`leave` so that battle
         # morale, asked for several times a round, counts no lists.
-        self.fighting_n = [len(c) for c in self.combat_idx]
+        self.fighting_n = start[2][:]
         """Combat units still fighting, per side."""
-        self.morale_sum = [sum(us[i].morale for i in c) for us, c in zip(self.units, self.combat_idx)]
+        self.morale_sum = start[3][:]
         """The sum of their base morales, per side."""
-        self.armoured = [sum(a) for a in line.is_armour]
+        self.armoured = start[4][:]
         """Armour still fighting, per side."""
-        self.flying = [sum(a) for a in line.is_air]
+        self.flying = start[5][:]
         """Aircraft still fighting, per side."""
         self.low, self.sides_n = line.low, line.sides_n
         self.random = rng.random
