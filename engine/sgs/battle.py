@@ -112,9 +112,14 @@ class Lineup:
         self.start = ([u.strength for u in self.units[0]], [u.strength for u in self.units[1]],
                       [len(c) for c in self.combat_idx],
                       [sum(us[i].morale for i in c) for us, c in zip(self.units, self.combat_idx)],
-                      [sum(a) for a in self.is_armour], [sum(a) for a in self.is_air])
+                      [sum(a) for a in self.is_armour], [sum(a) for a in self.is_air],
+                      [[sum(us[i].strength for i in self.target_idx[s][air_too]) for air_too in (False, True)]
+                       for s, us in enumerate(self.units)])
         """How a battle starts, copied by each: strength by unit, then the counts :class:`Battle` keeps up to date,
-        per side (combat units fighting, the sum of their morales, armour, aircraft)."""
+        per side (combat units fighting, the sum of their morales, armour, aircraft, the strength that can be
+        hit)."""
+        self.air_idx = [[i for i in c if self.is_air[s][i]] for s, c in enumerate(self.combat_idx)]
+        """Aircraft among the combat units, per side."""
         self.shot_parts = [[(tuple(u.value(left, rules.reduced_at_half) for left in range(u.strength + 1)),
                              range(u.rof), u.elite, u.cav) for u in us] for us in self.units]
         """Per unit, what its shots read: its combat value by strength left (:meth:`~.units.Unit.value`, the
@@ -234,6 +239,9 @@ class Battle:
         """Armour still fighting, per side."""
         self.flying = start[5][:]
         """Aircraft still fighting, per side."""
+        self.standing = [start[6][0][:], start[6][1][:]]
+        """Strength of the units that can be hit still fighting (:meth:`targets`), per side: ground units
+        alone, and with aircraft; a round's heavy losses are counted against it."""
         self.low, self.sides_n = line.low, line.sides_n
         self.random = rng.random
         self.events: list[dict[str, Any]] = []
@@ -307,8 +315,13 @@ class Battle:
                 self.morale_sum[s] -= self.units[s][i].morale
                 if line.is_armour[s][i]:
                     self.armoured[s] -= 1
+                left = self.strength[s][i]
+                standing = self.standing[s]
+                standing[1] -= left
                 if line.is_air[s][i]:
                     self.flying[s] -= 1
+                else:
+                    standing[0] -= left
 
     def morale(self, s: int) -> int:
         """Battle morale now: :meth:`morale_terms` added up in whole numbers (the hot path)."""
@@ -398,7 +411,12 @@ class Battle:
         if scored[0] or scored[1]:
             # the strength left to each unit is the room the allocation fills: it goes down as hits land
             wasted = allocate_groups(scored[0], scored[1], self.target_groups(s, round_name), st, hits, self.rules)
-            self.lost[s] += sum(hits)
+            landed = sum(hits)
+            self.lost[s] += landed
+            if round_name != "pursuit":  # (a pursuit hits panicked units too; nothing reads standing after it)
+                standing = self.standing[s]
+                standing[0] -= landed - sum(map(hits.__getitem__, self.line.air_idx[s]))
+                standing[1] -= landed
             for i in compress(self.line.everyone[s], hits):  # the units hit
                 if st[i] == 0:
                     self.leave(s, i)
@@ -447,8 +465,9 @@ class Battle:
             self.cancel = [self.setup.defender.cancel_first, self.setup.attacker.cancel_first]
         if log is not None:
             log["morale_start"] = [self.morale_terms(0).to_json(), self.morale_terms(1).to_json()]
-        # strength present at the round's start (for heavy losses)
-        present = [sum(map(self.strength[s].__getitem__, self.targets(s, round_name))) for s in (0, 1)]
+        # strength present at the round's start (for heavy losses): that of :meth:`targets`
+        air_too = round_name in ("main", "next")
+        present = [self.standing[0][air_too], self.standing[1][air_too]]
         lost_before = list(self.lost)
         before = [list(self.strength[0]), list(self.strength[1])]
         routed: SideName | None = None
