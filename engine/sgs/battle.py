@@ -582,8 +582,9 @@ class Battle:
                 winner = "attacker" if alive[0] and not alive[1] else "defender"
                 return self.outcome(winner, "eliminated")
             if routed is None and not self.tested:
-                low = [demoralised(self.morale(s), self.rules) for s in (0, 1)]
-                tester = who_tests(low[0], low[1], self.tally(0), self.tally(1), self.rules)
+                low = demoralised(self.morale(0), self.rules), demoralised(self.morale(1), self.rules)
+                # (neither side demoralised: nobody tests, and the tallies are not read)
+                tester = who_tests(low[0], low[1], self.tally(0), self.tally(1), self.rules) if low[0] or low[1] else None
                 if tester is not None:
                     log: dict[str, Any] | None = {"round": "rout test"} if self.record else None
                     if self.rout_test(SIDES.index(tester), log):
