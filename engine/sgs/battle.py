@@ -355,8 +355,10 @@ class Battle:
         if log is None and not cancel:
             # Unrecorded, with no hit to cancel, a volley only counts its hits: the shots below, the dice rolled
             # in the same order (an elite's second die only after a miss), nothing else kept
-            parts = self.line.shot_parts[s]
-            for i in self.shooters(s, round_name):
+            parts, active = self.line.shot_parts[s], self.active[s]
+            for i in self.shooter_idx[s][round_name]:  # (:meth:`shooters`, filtered here: no list kept)
+                if not active[i]:
+                    continue
                 by_strength, shots, elite, cav = parts[i]
                 # the die shows ``low + int(rand() * n)``: at or under the target when ``rand() * n`` is under
                 # ``hitting``, the number of faces that hit
@@ -584,7 +586,8 @@ class Battle:
             if routed is None and not self.tested:
                 low = demoralised(self.morale(0), self.rules), demoralised(self.morale(1), self.rules)
                 # (neither side demoralised: nobody tests, and the tallies are not read)
-                tester = who_tests(low[0], low[1], self.tally(0), self.tally(1), self.rules) if low[0] or low[1] else None
+                tester = (who_tests(low[0], low[1], self.tally(0), self.tally(1), self.rules)
+                          if low[0] or low[1] else None)
                 if tester is not None:
                     log: dict[str, Any] | None = {"round": "rout test"} if self.record else None
                     if self.rout_test(SIDES.index(tester), log):
