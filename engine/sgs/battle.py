@@ -120,12 +120,14 @@ class Lineup:
         hit)."""
         self.air_idx = [[i for i in c if self.is_air[s][i]] for s, c in enumerate(self.combat_idx)]
         """Aircraft among the combat units, per side."""
-        self.shot_parts = [[(tuple(u.value(left, rules.reduced_at_half) for left in range(u.strength + 1)),
-                             range(u.rof), u.elite, u.cav) for u in us] for us in self.units]
-        """Per unit, what its shots read: its combat value by strength left (:meth:`~.units.Unit.value`, the
-        reduced value at half strength or less if the rules say so), its shots (``range(rof)``), elite, CavUnit."""
         fs = faces(rules)
         self.low, self.sides_n = fs[0], len(fs)
+        self.shot_parts = [[(tuple(u.value(left, rules.reduced_at_half) - self.low + 1
+                                   for left in range(u.strength + 1)),
+                             range(u.rof), u.elite, u.cav) for u in us] for us in self.units]
+        """Per unit, what its shots read: by strength left, the number of the die's faces at or under its combat
+        value before modifiers (:meth:`~.units.Unit.value`, the reduced value at half strength or less if the rules
+        say so); its shots (``range(rof)``), elite, CavUnit."""
         self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[tuple[str, int], ...], int]] = {}
         """:func:`round_modifiers` and their sum by side, round, armour on each side and first round: they
         depend on nothing else, so every battle on this setup shares them."""
@@ -359,10 +361,10 @@ class Battle:
             for i in self.shooter_idx[s][round_name]:  # (:meth:`shooters`, filtered here: no list kept)
                 if not active[i]:
                     continue
-                by_strength, shots, elite, cav = parts[i]
-                # the die shows ``low + int(rand() * n)``: at or under the target when ``rand() * n`` is under
-                # ``hitting``, the number of faces that hit
-                hitting = by_strength[strength[i]] + bonus - low + 1
+                faces_under, shots, elite, cav = parts[i]
+                # the die shows ``low + int(rand() * n)``: at or under the modified value when ``rand() * n`` is
+                # under ``hitting``, the number of faces that hit
+                hitting = faces_under[strength[i]] + bonus
                 hits = 0
                 for _ in shots:
                     if rand() * n < hitting or (elite and rand() * n < hitting):
