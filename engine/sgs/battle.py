@@ -230,7 +230,7 @@ class Battle:
         """A unit is active while it has strength and has not panicked."""
         self.kept: list[dict[Any, Any]] = [{}, {}]
         """Per side, the lists of who is active that :meth:`shooters`, :meth:`targets` and :meth:`target_groups`
-        worked out, kept until a unit of that side leaves (:meth:`leave`): most rounds nobody does."""
+        worked out, kept (and returned: callers do not change them) until a unit of that side leaves (:meth:`leave`)."""
         # Counts over the combat units still fighting, kept up to date by :meth:`leave` so that battle
         # morale, asked for several times a round, counts no lists.
         self.fighting_n = start[2][:]
