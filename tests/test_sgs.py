@@ -356,6 +356,41 @@ def test_seeded_battles_replay_and_record_changes_nothing() -> None:
         json.dumps(a.events)  # JSON-able
 
 
+def test_what_a_battle_keeps_up_to_date_is_what_a_fresh_count_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the battle keeps the strength that can be hit, its lists of who fires and who can be hit, and its morale
+    # counts up to date as units leave, instead of counting them afresh: at every round's start they agree
+    from engine.sgs import battle
+
+    checked = []
+    original = battle.Battle.round
+
+    def counted_round(self: battle.Battle, round_name: str) -> object:
+        active = self.active
+        for s in (0, 1):
+            for air_too in (False, True):
+                fresh = [i for i in self.target_idx[s][air_too] if active[s][i]]
+                assert self.standing[s][air_too] == sum(self.strength[s][i] for i in fresh)
+            assert self.targets(s, round_name) == [i for i in self.target_idx[s][round_name in ("main", "next")]
+                                                   if active[s][i]]
+            assert self.shooters(s, round_name) == [i for i in self.shooter_idx[s][round_name] if active[s][i]]
+            assert self.fighting_n[s] == len(self.fighting(s))
+            assert self.morale_sum[s] == sum(self.units[s][i].morale for i in self.fighting(s))
+            assert self.morale(s) == self.morale_terms(s).total
+        checked.append(round_name)
+        return original(self, round_name)
+
+    monkeypatch.setattr(battle.Battle, "round", counted_round)
+    air = Unit("stukas", strength=2, combat=5, morale=4, air=True)
+    setups = [TWELVE_A_SIDE, dataclasses.replace(TWELVE_A_SIDE, first_shot="defender",
+                                                 first_shot_rounds=("artillery", "air", "mines", "recon", "main")),
+              dataclasses.replace(TWELVE_A_SIDE, defender=dataclasses.replace(
+                  TWELVE_A_SIDE.defender, units=TWELVE_A_SIDE.defender.units + (air, air)))]
+    for setup in setups:
+        for seed in range(40):
+            fight(setup, RULES, random.Random(seed), record=seed % 2 == 0)
+    assert len(checked) > 600 and {"main", "next", "artillery", "air"} <= set(checked)
+
+
 def test_monte_carlo_matches_the_exact_duel() -> None:
     # one strength-1 unit each, value 4 on 0-9 (hit 1/2), morale high enough for every round:
     # per round: attacker alone hits 1/4 (wins), defender alone 1/4, both 1/4 (no one left: defender),

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
+from itertools import compress
 from typing import Any
 
 from .losses import TIERS, allocate_groups
@@ -92,6 +93,7 @@ class Lineup:
         self.setup, self.rules = setup, rules
         self.forces = (setup.attacker, setup.defender)
         self.units: tuple[tuple[Unit, ...], tuple[Unit, ...]] = (setup.attacker.units, setup.defender.units)
+        self.everyone = [range(len(us)) for us in self.units]
         self.combat_idx = [[i for i, u in enumerate(us) if u.role == "combat"] for us in self.units]
         self.is_combat = [[u.role == "combat" for u in us] for us in self.units]
         self.is_armour = [[c and u.armour for c, u in zip(cs, us)] for cs, us in zip(self.is_combat, self.units)]
@@ -107,8 +109,25 @@ class Lineup:
         self.target_groups = [{air_too: _by_priority(self.units[s], idx) for air_too, idx in self.target_idx[s].items()}
                               for s in (0, 1)]
         """:attr:`target_idx` as :func:`~.losses.allocate_groups` takes them."""
+        self.start = ([u.strength for u in self.units[0]], [u.strength for u in self.units[1]],
+                      [len(c) for c in self.combat_idx],
+                      [sum(us[i].morale for i in c) for us, c in zip(self.units, self.combat_idx)],
+                      [sum(a) for a in self.is_armour], [sum(a) for a in self.is_air],
+                      [[sum(us[i].strength for i in self.target_idx[s][air_too]) for air_too in (False, True)]
+                       for s, us in enumerate(self.units)])
+        """How a battle starts, copied by each: strength by unit, then the counts :class:`Battle` keeps up to date,
+        per side (combat units fighting, the sum of their morales, armour, aircraft, the strength that can be
+        hit)."""
+        self.air_idx = [[i for i in c if self.is_air[s][i]] for s, c in enumerate(self.combat_idx)]
+        """Aircraft among the combat units, per side."""
         fs = faces(rules)
         self.low, self.sides_n = fs[0], len(fs)
+        self.shot_parts = [[(tuple(u.value(left, rules.reduced_at_half) - self.low + 1
+                                   for left in range(u.strength + 1)),
+                             range(u.rof), u.elite, u.cav) for u in us] for us in self.units]
+        """Per unit, what its shots read: by strength left, the number of the die's faces at or under its combat
+        value before modifiers (:meth:`~.units.Unit.value`, the reduced value at half strength or less if the rules
+        say so); its shots (``range(rof)``), elite, CavUnit."""
         self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[tuple[str, int], ...], int]] = {}
         """:func:`round_modifiers` and their sum by side, round, armour on each side and first round: they
         depend on nothing else, so every battle on this setup shares them."""
@@ -200,24 +219,31 @@ class Battle:
         line = self.line = lineup(setup, rules)
         self.forces, self.units = line.forces, line.units
         self.combat_idx, self.shooter_idx, self.target_idx = line.combat_idx, line.shooter_idx, line.target_idx
-        self.strength = [[u.strength for u in us] for us in self.units]
-        self.panicked = [[False] * len(us) for us in self.units]
+        start = line.start
+        self.strength = [start[0][:], start[1][:]]
+        self.panicked = [[False] * len(start[0]), [False] * len(start[1])]
         self.drops = [0, 0]
         self.lost = [0, 0]
         self.dead = [0, 0]
         self.panic_count = [0, 0]
-        self.active = [[True] * len(us) for us in self.units]
+        self.active = [[True] * len(start[0]), [True] * len(start[1])]
         """A unit is active while it has strength and has not panicked."""
+        self.kept: list[dict[Any, Any]] = [{}, {}]
+        """Per side, the lists of who is active that :meth:`shooters`, :meth:`targets` and :meth:`target_groups`
+        worked out, kept (and returned: callers do not change them) until a unit of that side leaves (:meth:`leave`)."""
         # Counts over the combat units still fighting, kept up to date by :meth:`leave` so that battle
         # morale, asked for several times a round, counts no lists.
-        self.fighting_n = [len(c) for c in self.combat_idx]
+        self.fighting_n = start[2][:]
         """Combat units still fighting, per side."""
-        self.morale_sum = [sum(us[i].morale for i in c) for us, c in zip(self.units, self.combat_idx)]
+        self.morale_sum = start[3][:]
         """The sum of their base morales, per side."""
-        self.armoured = [sum(a) for a in line.is_armour]
+        self.armoured = start[4][:]
         """Armour still fighting, per side."""
-        self.flying = [sum(a) for a in line.is_air]
+        self.flying = start[5][:]
         """Aircraft still fighting, per side."""
+        self.standing = [start[6][0][:], start[6][1][:]]
+        """Strength of the units that can be hit still fighting (:meth:`targets`), per side: ground units
+        alone, and with aircraft; a round's heavy losses are counted against it."""
         self.low, self.sides_n = line.low, line.sides_n
         self.random = rng.random
         self.events: list[dict[str, Any]] = []
@@ -243,8 +269,12 @@ class Battle:
         return [i for i in self.combat_idx[s] if active[i]]
 
     def shooters(self, s: int, round_name: RoundName) -> list[int]:
-        active = self.active[s]
-        return [i for i in self.shooter_idx[s][round_name] if active[i]]
+        """Units of side ``s`` that fire in the round: those that may (:attr:`Lineup.shooter_idx`) and are active."""
+        found = self.kept[s].get(round_name)
+        if found is None:
+            active = self.active[s]
+            found = self.kept[s][round_name] = [i for i in self.shooter_idx[s][round_name] if active[i]]
+        return found
 
     def targets(self, s: int, round_name: RoundName) -> list[int]:
         """Units that can be hit: ground combat units still fighting, and aircraft too in the main and next
@@ -252,17 +282,26 @@ class Battle:
         if round_name == "pursuit":
             st = self.strength[s]
             return [i for i in self.target_idx[s][False] if st[i] > 0]
-        active = self.active[s]
-        return [i for i in self.target_idx[s][round_name in ("main", "next")] if active[i]]
+        air_too = round_name in ("main", "next")
+        found = self.kept[s].get(air_too)
+        if found is None:
+            active = self.active[s]
+            found = self.kept[s][air_too] = [i for i in self.target_idx[s][air_too] if active[i]]
+        return found
 
     def target_groups(self, s: int, round_name: RoundName) -> list[tuple[list[int], list[int]]]:
         """:meth:`targets` by loss priority and class, as :func:`~.losses.allocate_groups` takes them."""
-        groups = self.line.target_groups[s][round_name in ("main", "next")]
         if round_name == "pursuit":
             st = self.strength[s]
-            return [([i for i in cavs if st[i] > 0], [i for i in others if st[i] > 0]) for cavs, others in groups]
-        active = self.active[s]
-        return [([i for i in cavs if active[i]], [i for i in others if active[i]]) for cavs, others in groups]
+            return [([i for i in cavs if st[i] > 0], [i for i in others if st[i] > 0])
+                    for cavs, others in self.line.target_groups[s][False]]
+        key = "groups", round_name in ("main", "next")
+        found = self.kept[s].get(key)
+        if found is None:
+            active = self.active[s]
+            found = self.kept[s][key] = [([i for i in cavs if active[i]], [i for i in others if active[i]])
+                                         for cavs, others in self.line.target_groups[s][key[1]]]
+        return found
 
     def armour(self, s: int) -> int:
         return self.armoured[s]
@@ -271,14 +310,20 @@ class Battle:
         """Unit ``i`` of side ``s`` leaves the fight (eliminated or panicked)."""
         if self.active[s][i]:
             self.active[s][i] = False
+            self.kept[s].clear()
             line = self.line
             if line.is_combat[s][i]:
                 self.fighting_n[s] -= 1
                 self.morale_sum[s] -= self.units[s][i].morale
                 if line.is_armour[s][i]:
                     self.armoured[s] -= 1
+                left = self.strength[s][i]
+                standing = self.standing[s]
+                standing[1] -= left
                 if line.is_air[s][i]:
                     self.flying[s] -= 1
+                else:
+                    standing[0] -= left
 
     def morale(self, s: int) -> int:
         """Battle morale now: :meth:`morale_terms` added up in whole numbers (the hot path)."""
@@ -309,6 +354,26 @@ class Battle:
         # the die as :meth:`die` rolls it, its parts held here: this loop rolls most of a battle's dice
         rand, low, n = self.random, self.low, self.sides_n
         units, strength = self.units[s], self.strength[s]
+        if log is None and not cancel:
+            # Unrecorded, with no hit to cancel, a volley only counts its hits: the shots below, the dice rolled
+            # in the same order (an elite's second die only after a miss), nothing else kept
+            parts, active = self.line.shot_parts[s], self.active[s]
+            for i in self.shooter_idx[s][round_name]:  # (:meth:`shooters`, filtered here: no list kept)
+                if not active[i]:
+                    continue
+                faces_under, shots, elite, cav = parts[i]
+                # the die shows ``low + int(rand() * n)``: at or under the modified value when ``rand() * n`` is
+                # under ``hitting``, the number of faces that hit
+                hitting = faces_under[strength[i]] + bonus
+                hits = 0
+                for _ in shots:
+                    if rand() * n < hitting or (elite and rand() * n < hitting):
+                        hits += 1
+                if cav:
+                    cav_hits += hits
+                else:
+                    other_hits += hits
+            return cav_hits, other_hits
         shots: list[dict[str, Any]] = []
         for i in self.shooters(s, round_name):
             u = units[i]
@@ -342,19 +407,21 @@ class Battle:
         return cav_hits, other_hits
 
     # Taking hits -------------------------------------------------------------
-    def take(self, s: int, scored: tuple[int, int], round_name: RoundName, taken: list[int],
-             log: dict[str, Any] | None) -> None:
-        """Allocate the enemy's hits on side ``s``; ``taken`` gathers each unit's hits this round."""
+    def take(self, s: int, scored: tuple[int, int], round_name: RoundName, log: dict[str, Any] | None) -> list[int]:
+        """Allocate the enemy's hits on side ``s``; return each unit's hits (a side takes hits once a round)."""
         st = self.strength[s]
         hits = [0] * len(st)
         wasted = 0
         if scored[0] or scored[1]:
             # the strength left to each unit is the room the allocation fills: it goes down as hits land
             wasted = allocate_groups(scored[0], scored[1], self.target_groups(s, round_name), st, hits, self.rules)
-        for i, h in enumerate(hits):
-            if h:
-                taken[i] += h
-                self.lost[s] += h
+            landed = sum(hits)
+            self.lost[s] += landed
+            if round_name != "pursuit":  # (a pursuit hits panicked units too; nothing reads standing after it)
+                standing = self.standing[s]
+                standing[0] -= landed - sum(map(hits.__getitem__, self.line.air_idx[s]))
+                standing[1] -= landed
+            for i in compress(self.line.everyone[s], hits):  # the units hit
                 if st[i] == 0:
                     self.leave(s, i)
                     self.dead[s] += 1
@@ -363,11 +430,13 @@ class Battle:
             log.setdefault("allocation", []).append({
                 "side": SIDES[s], "wasted": wasted,
                 "hits": [{"unit": self.units[s][i].name, "hits": h, "left": st[i]} for i, h in enumerate(hits) if h]})
+        return hits
 
     def panic_tests(self, s: int, before: list[int], taken: list[int], log: dict[str, Any] | None) -> None:
         strength, panicked = self.strength[s], self.panicked[s]
-        for i, h in enumerate(taken):
-            if h and strength[i] > 0 and not panicked[i] and must_test(h, before[i]):
+        for i in compress(self.line.everyone[s], taken):  # the units hit this round
+            h = taken[i]
+            if strength[i] > 0 and not panicked[i] and must_test(h, before[i]):
                 u = self.units[s][i]
                 d = self.die()
                 failed = panics(d, u.morale)
@@ -400,11 +469,11 @@ class Battle:
             self.cancel = [self.setup.defender.cancel_first, self.setup.attacker.cancel_first]
         if log is not None:
             log["morale_start"] = [self.morale_terms(0).to_json(), self.morale_terms(1).to_json()]
-        # strength present at the round's start (for heavy losses); sum() of a list is quicker than of a generator
-        present = [sum([self.strength[s][i] for i in self.targets(s, round_name)]) for s in (0, 1)]
+        # strength present at the round's start (for heavy losses): that of :meth:`targets`
+        air_too = round_name in ("main", "next")
+        present = [self.standing[0][air_too], self.standing[1][air_too]]
         lost_before = list(self.lost)
         before = [list(self.strength[0]), list(self.strength[1])]
-        taken = [[0] * len(self.units[0]), [0] * len(self.units[1])]
         routed: SideName | None = None
         first = self.setup.first_shot
         self.tested = False
@@ -413,8 +482,8 @@ class Battle:
             volley = self.fire(a, round_name, log)
             if self.rounds == 1:
                 self.opening = volley[0] + volley[1]
-            self.take(1 - a, volley, round_name, taken[1 - a], log)
-            self.panic_tests(1 - a, before[1 - a], taken[1 - a], log)
+            taken = self.take(1 - a, volley, round_name, log)
+            self.panic_tests(1 - a, before[1 - a], taken, log)
             if self.fighting_n[1 - a] and demoralised(self.morale(1 - a), self.rules):
                 # demoralised before it could reply: it does not fire, it tests at once (and only then)
                 self.tested = True
@@ -423,17 +492,17 @@ class Battle:
                 if log is not None:
                     log["no_reply"] = SIDES[1 - a]
             else:
-                self.take(a, self.fire(1 - a, round_name, log), round_name, taken[a], log)
-                self.panic_tests(a, before[a], taken[a], log)
+                taken = self.take(a, self.fire(1 - a, round_name, log), round_name, log)
+                self.panic_tests(a, before[a], taken, log)
         else:
             scored = (self.fire(0, round_name, log), self.fire(1, round_name, log))
             if self.rounds == 1 and self.line.opening is not None:
                 s = self.line.opening[0]
                 self.opening = scored[s][0] + scored[s][1]
-            self.take(1, scored[0], round_name, taken[1], log)
-            self.take(0, scored[1], round_name, taken[0], log)
-            self.panic_tests(0, before[0], taken[0], log)
-            self.panic_tests(1, before[1], taken[1], log)
+            taken_1 = self.take(1, scored[0], round_name, log)
+            taken_0 = self.take(0, scored[1], round_name, log)
+            self.panic_tests(0, before[0], taken_0, log)
+            self.panic_tests(1, before[1], taken_1, log)
         for s in (0, 1):
             if heavy_losses(self.lost[s] - lost_before[s], present[s]):
                 self.drops[s] += 1
@@ -455,7 +524,7 @@ class Battle:
         if self.rules.cancel_scope == "round":
             self.cancel = [self.setup.defender.cancel_first, self.setup.attacker.cancel_first]
         scored = self.fire(victor, "pursuit", log)
-        self.take(1 - victor, scored, "pursuit", [0] * len(self.units[1 - victor]), log)
+        self.take(1 - victor, scored, "pursuit", log)
         if log is not None:
             self.events.append(log)
         return True
@@ -517,8 +586,10 @@ class Battle:
                 winner = "attacker" if alive[0] and not alive[1] else "defender"
                 return self.outcome(winner, "eliminated")
             if routed is None and not self.tested:
-                low = [demoralised(self.morale(s), self.rules) for s in (0, 1)]
-                tester = who_tests(low[0], low[1], self.tally(0), self.tally(1), self.rules)
+                low = demoralised(self.morale(0), self.rules), demoralised(self.morale(1), self.rules)
+                # (neither side demoralised: nobody tests, and the tallies are not read)
+                tester = (who_tests(low[0], low[1], self.tally(0), self.tally(1), self.rules)
+                          if low[0] or low[1] else None)
                 if tester is not None:
                     log: dict[str, Any] | None = {"round": "rout test"} if self.record else None
                     if self.rout_test(SIDES.index(tester), log):

@@ -79,9 +79,11 @@ def split(hits: int, room: Sequence[int], method: str = "largest remainder") -> 
     shares = [hits * r // total for r in room]
     left = hits - sum(shares)
     if left:
-        # the hits left over go to the largest remainders; ties to the stronger unit, then to the first listed
-        order = sorted((-(hits * r % total), -r, i) for i, r in enumerate(room))
-        for _, _, i in order[:left]:
+        # the hits left over go to the largest remainders; ties to the stronger unit, then to the first listed:
+        # a stable sort, largest first, of the remainder and then the room as one number (the room is at most
+        # the total, the remainder less)
+        rank = [(hits * r % total) * (total + 1) + r for r in room]
+        for i in sorted(range(len(room)), key=rank.__getitem__, reverse=True)[:left]:
             shares[i] += 1
     return shares
 
@@ -90,14 +92,15 @@ def _give(hits: int, group: list[int], room: list[int], out: list[int], method: 
     """Give up to ``hits`` to ``group``; return the hits left over."""
     if hits <= 0 or not group:
         return hits
-    capacity = [room[i] for i in group]
+    capacity = list(map(room.__getitem__, group))
     total = sum(capacity)
     taken = min(hits, total)
     # enough hits to fill every unit: each takes its room, as split would share them
     shares = capacity if taken == total else split(taken, capacity, method)
     for i, share in zip(group, shares):
-        out[i] += share
-        room[i] -= share
+        if share:
+            out[i] += share
+            room[i] -= share
     return hits - taken
 
 
@@ -127,16 +130,18 @@ def allocate_groups(cav_hits: int, other_hits: int, groups: Sequence[tuple[list[
     wasted = 0
     halved = False
     for cavs, others in groups:
-        cav_hits = _give(cav_hits, cavs, room, out, method)
-        cav_hits = _give(cav_hits, others, room, out, method)
-        other_hits = _give(other_hits, others, room, out, method)
-        if other_hits and cavs and not halved and not any(room[i] for _, oth in groups for i in oth):
-            # only CavUnits left to take the balance of the OtherUnits' hits: half of that balance is wasted
-            halved = True
-            kept = other_hits // 2 if rules.wastage_rounding == "down" else (other_hits + 1) // 2
-            wasted += other_hits - kept
-            other_hits = kept
-        other_hits = _give(other_hits, cavs, room, out, method)
+        if cav_hits:  # (a kind of hit that has all landed has nothing to give)
+            cav_hits = _give(cav_hits, cavs, room, out, method)
+            cav_hits = _give(cav_hits, others, room, out, method)
+        if other_hits:
+            other_hits = _give(other_hits, others, room, out, method)
+            if other_hits and cavs and not halved and not any(room[i] for _, oth in groups for i in oth):
+                # only CavUnits left to take the balance of the OtherUnits' hits: half of that balance is wasted
+                halved = True
+                kept = other_hits // 2 if rules.wastage_rounding == "down" else (other_hits + 1) // 2
+                wasted += other_hits - kept
+                other_hits = kept
+            other_hits = _give(other_hits, cavs, room, out, method)
     return wasted + cav_hits + other_hits
 
 

@@ -610,10 +610,9 @@ def observed(o: Any) -> dict[str, Any]:
     """A battle as its run counts it: its ending, and the numbers the run's histograms hold (rounds; per
     side the strength points lost, units eliminated and panics). The seeded battle carries the same, so
     the page can say how rare it is among the run's battles (:func:`engine.luck.luck`)."""
-    numbers = {"rounds": o.rounds}
-    for i, side in enumerate(SIDES):
-        numbers.update({f"{side}.lost": o.losses[i], f"{side}.eliminated": o.eliminated[i],
-                        f"{side}.panics": o.panics[i]})
+    (a_lost, d_lost), (a_dead, d_dead), (a_panics, d_panics) = o.losses, o.eliminated, o.panics
+    numbers = {"rounds": o.rounds, "attacker.lost": a_lost, "attacker.eliminated": a_dead, "attacker.panics": a_panics,
+               "defender.lost": d_lost, "defender.eliminated": d_dead, "defender.panics": d_panics}
     return {"ending": ending_of(o), "numbers": numbers}
 
 
