@@ -387,25 +387,11 @@ class Battle:
         but with everyone who may fight in the hex fighting at once (the cargo still carried too), within the
         lowest maxima the side can have (an attack's land maximum is never below rulevar 30's). The stacks a
         round counts can only be smaller: stack points are not negative, and nobody fights who is not here."""
-        f = self.f
-        remembered = float(self.setup.remembered_stack) if self.rules.remember_battlestack else 0.0
+        if any(p.t.stack < 0 for p in self.everyone):
+            return False
         for side in (0, 1):
-            ground = air = 0.0
-            for p in self.people[side]:
-                if p.t.stack < 0:
-                    return False
-                if not p.outside:
-                    if p.t.theatre == "air":
-                        air += p.t.stack
-                    else:
-                        ground += p.t.stack
-            if side == 0:
-                ground += remembered
-                air += remembered if self.air_mission else 0.0
-                lowest = {"land": float(int(f["land_stack_max"])), "air": f["air_stack_max"],
-                          "artillery": f["artillery_stack_max"]}
-            else:
-                lowest = {"land": f["land_stack_max"], "air": f["air_stack_max"], "artillery": f["land_stack_max"]}
+            ground, air = self._side_stack(side, everyone=True)
+            lowest = self._stack_maxima(side, float(int(self.f["land_stack_max"])))
             if not (ground <= lowest["land"] and air <= lowest["air"] and ground <= lowest["artillery"]):
                 return False
         return True
@@ -548,26 +534,38 @@ class Battle:
             return "air"
         return "artillery" if p.side == 0 and self.bombardment else "land"
 
+    def _side_stack(self, side: int, everyone: bool = False) -> tuple[float, float]:
+        """Stack points of side ``side`` in the hex, on the ground and in the air: its individuals still in the
+        fight (``everyone``: all of them), never those outside the hex, and for the attacker the stack it
+        remembers from earlier battles (its air mission's too)."""
+        ground = air = 0.0
+        for p in self.people[side]:
+            if (everyone or p.status == IN) and not p.outside:
+                if p.t.theatre == "air":
+                    air += p.t.stack
+                else:
+                    ground += p.t.stack
+        if side == 0 and self.rules.remember_battlestack:
+            remembered = float(self.setup.remembered_stack)
+            ground += remembered
+            air += remembered if self.air_mission else 0.0
+        return ground, air
+
+    def _stack_maxima(self, side: int, attack_land: float) -> dict[str, float]:
+        """Side ``side``'s stack maxima, the attacker's on land being ``attack_land``."""
+        f = self.f
+        if side == 0:
+            return {"land": attack_land, "air": f["air_stack_max"], "artillery": f["artillery_stack_max"]}
+        return {"land": f["land_stack_max"], "air": f["air_stack_max"], "artillery": f["land_stack_max"]}
+
     def _stacking(self) -> None:
         f = self.f
         power = f["overstack_power"]
-        remembered = float(self.setup.remembered_stack) if self.rules.remember_battlestack else 0.0
+        attack_land = float(parts.land_attack_stack_max(self.sides, int(f["land_stack_max"]),
+                                                         int(f["land_stack_per_side"])))
         for side in (0, 1):
-            ground = air = 0.0
-            for p in self.people[side]:
-                if p.status == IN and not p.outside:
-                    if p.t.theatre == "air":
-                        air += p.t.stack
-                    else:
-                        ground += p.t.stack
-            if side == 0:
-                ground += remembered
-                air += remembered if self.air_mission else 0.0
-                maxima = {"land": float(parts.land_attack_stack_max(self.sides, int(f["land_stack_max"]),
-                                                                    int(f["land_stack_per_side"]))),
-                          "air": f["air_stack_max"], "artillery": f["artillery_stack_max"]}
-            else:
-                maxima = {"land": f["land_stack_max"], "air": f["air_stack_max"], "artillery": f["land_stack_max"]}
+            ground, air = self._side_stack(side)
+            maxima = self._stack_maxima(side, attack_land)
             stacks = {"land": ground, "air": air, "artillery": ground}
             self.stack[side] = stacks
             self.stack_max[side] = maxima
