@@ -780,12 +780,12 @@ def test_a_modifier_a_round_skips_is_one_at_each_of_its_attacks(combat, monkeypa
         assert set(skipped) == set(live) == set(ROUND_IDLE_WHEN)
 
 
-def test_a_modifier_an_attack_s_kind_skips_is_one_at_each_such_attack(monkeypatch):
-    """Every modifier of a round's lists that an attack leaves out for its kind (:data:`KIND_IDLE_WHEN`: the
-    attacker's side and whether it counterattacks) is exactly 1.0 at that attack, in every combat type, with
-    rules and a river that make each of them live for the other kinds."""
+def check_skipped_modifiers(monkeypatch, idle, counts=lambda b, t, fn: True) -> tuple[Counter, Counter]:
+    """Patch the steps' attack to check, at each attack, that every modifier of the round's lists that the attack
+    leaves out is exactly 1.0 there (the lists keep the round's order); count those ``counts`` says were
+    skipped for the reason under test, and those of ``idle`` that the attack kept and that were not 1.0 (the
+    battles made them matter)."""
     from engine.atg import loop
-    from engine.atg.attack import KIND_IDLE_WHEN
     skipped, live = Counter(), Counter()
     plain = loop.attack
 
@@ -797,11 +797,21 @@ def test_a_modifier_an_attack_s_kind_skips_is_one_at_each_such_attack(monkeypatc
             for fn in factors:
                 if fn not in kept:
                     assert fn(b, a, t, counter) == 1.0, f"{b.combat}: {fn.__name__} skipped but not 1.0"
-                    skipped[fn] += 1
-                elif fn in KIND_IDLE_WHEN and fn(b, a, t, counter) != 1.0:
+                    if counts(b, t, fn):
+                        skipped[fn] += 1
+                elif fn in idle and fn(b, a, t, counter) != 1.0:
                     live[fn] += 1
         return plain(b, a, t, counter)
     monkeypatch.setattr(loop, "attack", checked)
+    return skipped, live
+
+
+def test_a_modifier_an_attack_s_kind_skips_is_one_at_each_such_attack(monkeypatch):
+    """Every modifier of a round's lists that an attack leaves out for its kind (:data:`KIND_IDLE_WHEN`: the
+    attacker's side and whether it counterattacks) is exactly 1.0 at that attack, in every combat type, with
+    rules and a river that make each of them live for the other kinds."""
+    from engine.atg.attack import KIND_IDLE_WHEN
+    skipped, live = check_skipped_modifiers(monkeypatch, KIND_IDLE_WHEN)
     crossing = tuple(replace(u, crosses_river=True) for u in MIXED)
     rules = Rules(startup_round_1=F(1, 2), startup_round_2=F(3, 4), river_hit_points=F(50), paradrop_round=1)
     for combat in ("land", "paradrop", "amphibious", "rebel", "surprise"):
@@ -817,25 +827,14 @@ def test_a_modifier_skipped_against_a_side_is_one_at_each_attack_on_it(monkeypat
     (:data:`TARGET_IDLE_WHEN`: no entrenchment on that side) is exactly 1.0 at that attack, in every combat
     type, with one side entrenched and the other not (either way round), interceptors joining and entrenched,
     and retreat and pinned hits that take a share of entrenchment."""
-    from engine.atg import loop
     from engine.atg.attack import KIND_IDLE_WHEN, TARGET_IDLE_WHEN
-    skipped, live = Counter(), Counter()
-    plain = loop.attack
 
-    def checked(b, a, t, counter):
-        for factors, by_kind in ((b.attack_factors, b.attack_factors_by_kind),
-                                 (b.hit_point_factors, b.hit_point_factors_by_kind)):
-            kept = by_kind[a.side][counter]
-            assert [fn for fn in factors if fn in kept] == list(kept)  # the round's order
-            for fn in factors:
-                if fn not in kept and fn not in KIND_IDLE_WHEN:
-                    assert fn in TARGET_IDLE_WHEN and fn in b.idle_against[t.side]
-                    assert fn(b, a, t, counter) == 1.0, f"{b.combat}: {fn.__name__} skipped but not 1.0"
-                    skipped[fn] += 1
-                elif fn in TARGET_IDLE_WHEN and fn(b, a, t, counter) != 1.0:
-                    live[fn] += 1
-        return plain(b, a, t, counter)
-    monkeypatch.setattr(loop, "attack", checked)
+    def against_the_side(b, t, fn):
+        if fn in KIND_IDLE_WHEN:
+            return False
+        assert fn in TARGET_IDLE_WHEN and fn in b.idle_against[t.side]
+        return True
+    skipped, live = check_skipped_modifiers(monkeypatch, TARGET_IDLE_WHEN, against_the_side)
     dug_in = tuple(replace(u, state=replace(u.state, entrenchment=40)) for u in MIXED)
     ins = (Interceptor(Unit("Fighter", 2, UnitState(entrenchment=20)), intercept_setting=100, distance=1),)
     for combat in ("land", "artillery", "airstrike", "paradrop", "amphibious", "surprise"):

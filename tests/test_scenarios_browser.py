@@ -108,10 +108,11 @@ def test_pin_compare_sweep_and_target_show_cpythons_answers_and_travel_in_the_li
     assert driver.errors() == []
 
 
-@browsers("chromium", "firefox", "webkit")
-def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_url):
+def sweep_to_cpythons_chart(driver, site: str, what: str) -> None:
+    """On the card game's battle page of ``site`` at BATTLE_TRIALS, sweep the first row's count 1..3 as a reader
+    does; the chart ends as CPython's for the same inputs, seed and trials."""
     w = widgets.get("sgs.battle")
-    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
+    open_live(driver, site + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
     inputs = w.validate(base_inputs(driver, BATTLE))
     driver.call(OPEN, f"#{BATTLE}")
     vary(driver, BATTLE, "attacker.units.0.count", "1", "3")
@@ -119,7 +120,12 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     spec = {"input": "attacker.units.0.count", "from": "1", "to": "3", "step": "1"}
     expected = once(scenarios.sweep, w.id, inputs, spec, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
     wait_done(driver, BATTLE, timeout=120)
-    shows(driver, panel(BATTLE, ".scenario-result"), expected, "the battle sweep, however its calls were cut")
+    shows(driver, panel(BATTLE, ".scenario-result"), expected, what)
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_url):
+    sweep_to_cpythons_chart(driver, site_url, "the battle sweep, however its calls were cut")
     status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
     assert status == f"Done: {BATTLE_TRIALS} trials a point.", status
     # A long run (20,000 battles a point; the trials box set without starting a run of its own) says how far
@@ -155,16 +161,7 @@ def test_a_battle_sweep_whose_extra_worker_stalls_as_it_boots_ends_on_the_one_st
     "Running" for ever. The pool gives it up by the page engine's stall rule and starts another, which runs the
     sweep to CPython's chart. Chromium only, for the run's time budget: the watch is pool.js's, the same in every
     browser, and tests/js/pool.test.mjs and scenario.test.mjs hold its rules."""
-    w = widgets.get("sgs.battle")
-    open_live(driver, helper_stalling_site + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
-    inputs = w.validate(base_inputs(driver, BATTLE))
-    driver.call(OPEN, f"#{BATTLE}")
-    vary(driver, BATTLE, "attacker.units.0.count", "1", "2")
-    driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
-    spec = {"input": "attacker.units.0.count", "from": "1", "to": "2", "step": "1"}
-    expected = once(scenarios.sweep, w.id, inputs, spec, seed=1, trials=BATTLE_TRIALS, render=True)["html"]
-    wait_done(driver, BATTLE, timeout=120)
-    shows(driver, panel(BATTLE, ".scenario-result"), expected, "the sweep, on the extra worker started again")
+    sweep_to_cpythons_chart(driver, helper_stalling_site, "the sweep, on the extra worker started again")
     pool = driver.call("() => { const p = window.rulesExplorer.pool; return {replaced: p.replaced, "
                        "helpers: p.helpers.map((h) => h.state)}; }")
     assert pool == {"replaced": 1, "helpers": ["live"]}, pool
