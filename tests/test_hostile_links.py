@@ -108,13 +108,16 @@ def test_a_link_that_cannot_be_read_is_said_at_the_widgets_top_in_plain_words(dr
     driver.wait("(id) => document.activeElement?.id === id", f"{BATTLE}--settings-rout_hold", timeout=15)
     assert driver.call("(id) => document.getElementById(id).closest('details.settings').open", f"{BATTLE}--settings-rout_hold")
     # a number of trials the Monte Carlo box cannot run: said at the top too (not only beside the box, far below),
-    # beside the link's seed that cannot roll (one message must not replace the other)
-    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials=1e99999&{BATTLE}.seed=%3Cscript%3E#{BATTLE}")
-    shown = driver.wait("(id, m) => { const r = (" + MESSAGE + ")(id); return r && r.text.includes('Not rolled') && r; }",
+    # beside the link's seed that cannot roll and its damaged scenario (one message must not replace another)
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials=1e99999&{BATTLE}.seed=%3Cscript%3E"
+                                 f"&{BATTLE}.scenario=~1.zAAAA#{BATTLE}")
+    shown = driver.wait("(id, m) => { const r = (" + MESSAGE + ")(id); "
+                        "return r && r.text.includes('Not rolled') && r.text.includes('scenario') && r; }",
                         BATTLE, timeout=15)
     assert shown["inHeader"] and shown["fromTop"] < 200, shown
     assert 'the number of trials "1e99999": enter a whole number from 1 to 100,000' in shown["text"], shown["text"]
     assert "Not rolled: seed: '<script>' is not a seed" in shown["text"], shown["text"]
+    assert "the link's scenario (a pinned A, a sweep or a target) could not be read" in shown["text"], shown["text"]
     assert shown["focus"] == f"{BATTLE}--trials"
     assert driver.call("(id) => document.getElementById(id).querySelector('.widget-sim').dataset.state", BATTLE) \
         == "prerendered"  # nothing ran

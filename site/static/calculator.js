@@ -321,9 +321,11 @@ export class LiveWidget {
     control.focus({ preventScroll: true });
   }
 
-  // Parts of a link that were not applied, at the widget's top, the first refused field in focus.
+  // Parts of a link that were not applied, at the widget's top, the first refused field in focus; a seed
+  // that could not roll (showRoll) keeps its line beside them.
   reportRejected(rejected) {
     if (rejected.length) {
+      const roll = this.messages.querySelector("p.roll-error");
       this.messages.hidden = false;
       this.messages.innerHTML = "";
       const whole = rejected.find((r) => r.field === "state");
@@ -341,6 +343,7 @@ export class LiveWidget {
         }
         this.messages.append(p, ul);
       }
+      if (roll) this.messages.append(roll);
       // Where the reader is looking: the message at the widget's top, and the first field refused in focus.
       const control = rejected.map((r) => this.control(r.field)).find(Boolean);
       (control || this.messages).focus({ preventScroll: true });
@@ -509,11 +512,12 @@ export class LiveWidget {
     const answer = await this.engine.call({ op: "from_link", widget: this.widget, params: pairs, base: this.base });
     if (seq !== this.seq) return;
     if (!answer.error) fill(this.form, answer.result.inputs);
-    this.show(answer, answer.error ? [] : [...answer.result.rejected, ...unrunnable]);
+    const rejected = answer.error ? [] : [...answer.result.rejected, ...unrunnable];
+    this.show(answer, rejected);
     if (!answer.error && this.seedInput) this.showRoll(await this.requestRoll(collect(this.form), this.seedInput.value), seq);
     if (!answer.error && scenario !== undefined && this.scenario && seq === this.seq) {
       const refused = await this.scenario.apply(scenario);
-      this.reportRejected(refused);
+      if (refused.length) this.reportRejected([...rejected, ...refused]); // beside the link's other refusals
     }
     // The pre-rendered estimate is the page's own state: run only for another.
     if (!answer.error && seq === this.seq && (Object.keys(this.link).length || this.seed() !== DEFAULT_SEED || this.trials() !== null
