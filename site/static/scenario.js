@@ -124,9 +124,9 @@ export class ScenarioPanel {
     this.unpinButton.hidden = !this.pinned;
   }
 
-  // Where scenario requests go: a battle's to an extra worker if the page may have one.
-  // The engine a battle's scenario runs on: the pool's first extra worker once it is ready. One the pool gives
-  // up as it boots (pool.js watchBoots) hands over to the one started in its place; with none, the page's own.
+  // Where scenario requests go: a calculator's to the page's engine; a battle's to the pool's first extra
+  // worker once it is ready. One the pool gives up as it boots (pool.js watchBoots) hands over to the one
+  // started in its place; with none, the page's own engine takes them.
   async worker() {
     const pool = this.w.site?.pool;
     if (!this.estimator || !pool || pool.size === 1 || !pool.spawn) return this.w.engine;
