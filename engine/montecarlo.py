@@ -36,7 +36,7 @@ from . import present
 from .schema import InputError, fraction_text
 
 __all__ = ["TRIAL_SEED_DOMAIN", "trial_seed", "trial_rng", "Tally", "Interval", "wilson", "z_score", "run_chunk",
-           "Trial", "probing", "is_probing", "TrialTooSlow", "outcome_table", "mean_text", "means_list", "histogram", "MAX_TALLY_ENTRIES", "DEFAULT_CONFIDENCE"]
+           "Trial", "Prepared", "probing", "is_probing", "TrialTooSlow", "outcome_table", "mean_text", "means_list", "histogram", "MAX_TALLY_ENTRIES", "DEFAULT_CONFIDENCE"]
 
 TRIAL_SEED_DOMAIN: Final = b"rules-explorer/trial-seed/v1"
 """Prefix of the hashed text that seeds one trial; changing it changes every estimate."""
@@ -450,6 +450,32 @@ def probing() -> Iterator[None]:
 def is_probing() -> bool:
     """Whether trials now run as a probe (see :func:`probing`)."""
     return _PROBING.get()
+
+
+class Prepared:
+    """What a trial builds from its validated inputs (a battle's setup, its rules), kept for the last ``size``
+    inputs objects by identity.
+
+    A run comes as many short calls, and a sweep's or a reading's calls send the same few inputs objects again
+    and again (:func:`engine.scenarios.chunk_states` keeps them): a setup built once per object, not once per
+    call, is work a short call no longer does. Each object is held while its entry is, so no other object can
+    take its identity; inputs are never changed once validated.
+    """
+
+    def __init__(self, make: Callable[..., Any], size: int = 64) -> None:
+        self.make = make
+        self.size = size
+        self.kept: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
+
+    def __call__(self, *objs: Any, also: tuple[Any, ...] = ()) -> Any:
+        """``make(*also, *objs)``, kept by the identity of ``objs`` and the value of ``also``."""
+        key = (*also, *map(id, objs))
+        got = self.kept.get(key)
+        if got is None:
+            if len(self.kept) >= self.size:
+                self.kept.pop(next(iter(self.kept)))
+            got = self.kept[key] = (objs, self.make(*also, *objs))
+        return got[1]
 
 
 def run_chunk(trial: Trial, inputs: Mapping[str, Any], seed: int, first: int, count: int,

@@ -50,7 +50,7 @@ from typing import Any
 
 from . import linkstate, montecarlo, widgets
 from .figures import Figure
-from .montecarlo import Interval, Tally, trial_rng, wilson, z_score
+from .montecarlo import Interval, Prepared, Tally, trial_rng, wilson, z_score
 from .schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, fraction_text, jsonable, shown
 
 __all__ = ["MAX_POINTS", "MAX_TARGET_TRIALS", "MAX_PARTS", "varies", "vary_points", "compare", "sweep", "target",
@@ -301,28 +301,28 @@ def _chunk_key(w: widgets.Widget, variants: list[Any], vals: list[dict[str, Any]
     return _CHUNK_KEYS[sent]
 
 
-_last_states: list[tuple[Any, ...]] = []
-"""The last chunk's states: (widget id, the list of inputs sent, seed, pairing, rule, validated inputs, key)."""
+def _states(widget_id: str, seed: int, pairing: str, rule: str, *variants: Any) -> tuple[list[dict[str, Any]], str]:
+    w = widgets.get(widget_id)
+    vals = [w.run_inputs(v)[0] for v in variants]
+    return vals, _chunk_key(w, list(variants), vals, seed, pairing, rule)
+
+
+_kept_states = Prepared(_states, 2 * MAX_POINTS)
+"""Recent jobs' states by the identity of the inputs sent (see :func:`chunk_states`)."""
 
 
 def chunk_states(w: widgets.Widget, variants: list[Any], seed: int, pairing: str = "common",
                  rule: str = "") -> tuple[list[dict[str, Any]], str]:
-    """The validated inputs of a job's states and its tally's key; kept for the next job given the same list.
+    """The validated inputs of a job's states and its tally's key, kept for later jobs that send the same inputs.
 
-    A reading of every assumed setting sends a hundred states or more with each short call from the
-    browser, the same list object each time (:func:`engine.sensitivity._prepared` keeps it): validating
-    them and digesting them for the key cost as much as the call's battles. The list is held here, so it
-    cannot be another list at the same address; one entry only (a run's states), nothing kept between runs
-    of other inputs.
+    A run comes as many short calls, each sending the same inputs objects: a sweep's points
+    (:func:`_prepared` keeps them by request), a reading of every assumed setting (:func:`engine.sensitivity._prepared`
+    keeps a hundred states or more as one list). Validating and digesting them cost as much as a short call's
+    battles; so does building each battle's setup from them again (the widgets' ``Prepared``), which the same
+    validated objects spare too. Kept by the identity of the objects sent, so a caller's fresh inputs (a
+    compare's, a plain call's) are validated afresh.
     """
-    if _last_states:
-        wid, sent, s, pr, ru, vals, key = _last_states[0]
-        if sent is variants and (wid, s, pr, ru) == (w.id, seed, pairing, rule):
-            return vals, key
-    vals = [w.run_inputs(v)[0] for v in variants]
-    key = _chunk_key(w, variants, vals, seed, pairing, rule)
-    _last_states[:] = [(w.id, variants, seed, pairing, rule, vals, key)]
-    return vals, key
+    return _kept_states(*variants, also=(w.id, seed, pairing, rule))
 
 
 def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, count: int,

@@ -3,6 +3,7 @@ link states, charts, the command line, and process pools and Dask clusters that 
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import random
@@ -322,6 +323,31 @@ def test_sweep_of_a_battle_streams_point_by_point_and_equals_one_call():
                 "count": 30, "tallies": step["tallies"], "points": [0]})
     assert step["done"] and step == whole
 
+
+
+@pytest.mark.parametrize("wid, vary", [("sgs.battle", {"input": "attacker.units.0.count", "values": [1, 3, 5]}),
+                                       ("atg.battle", {"input": "attackers.0.count", "values": [1, 2, 4]})])
+def test_a_battle_sweeps_later_calls_build_no_point_again_and_answer_as_one_call(monkeypatch, wid, vary):
+    """A battle's sweep comes as many short calls over the same points: each point's inputs are validated and its
+    battle set up once, not once a call (the setups are kept by the identity of the inputs; an equal run of the
+    same calls after the keep is emptied gives the same answer)."""
+    w = widgets.get(wid)
+    prepare = importlib.import_module(f"engine.{wid.split('.')[0]}.widgets")._prepare
+    built: list[int] = []
+    make = prepare.make
+    monkeypatch.setattr(prepare, "make", lambda v: built.append(1) or make(v))
+    monkeypatch.setattr(scenarios._kept_states, "kept", {})
+    monkeypatch.setattr(prepare, "kept", {})
+    request = {"op": "sweep", "widget": w.id, "inputs": {}, "vary": vary, "trials": 12, "seed": 3}
+    step = ask({**request, "first": 0, "count": 4})
+    assert len(built) == 3
+    for first in (4, 8):
+        step = ask({**request, "first": first, "count": 4, "tallies": step["tallies"]})
+    assert len(built) == 3 and step["done"]
+    scenarios._kept_states.kept.clear()
+    prepare.kept.clear()
+    assert step == ask(request)
+    assert len(built) == 6
 
 # Two engines sharing a run: partial states merged ---------------------------------------------------------------------
 

@@ -760,14 +760,13 @@ ENDING_LABELS: Final = {"attacker_won": "Attacker won", "defender_held": "Defend
                         "silenced": "No defender left fighting (a strike from afar: the hex is not taken)"}
 ENDING_SIDES: Final = {"attacker_won": "attacker", "defender_held": "defender", "silenced": "attacker"}
 
-_prepared: list[Any] = [None, None, None]
-"""The last (inputs, setup, rules) a trial built: a chunk's trials share one inputs object."""
+def _setup(v: Mapping[str, Any]) -> tuple[Setup, Rules]:
+    """What every battle of these inputs starts from: the setup and the rules."""
+    return battle_setup(v), rules_from(Rules, v["rules"])
 
 
-def _prepare(v: Mapping[str, Any]) -> tuple[Setup, Rules]:
-    if _prepared[0] is not v:
-        _prepared[:] = [v, battle_setup(v), rules_from(Rules, v["rules"])]
-    return _prepared[1], _prepared[2]
+_prepare = montecarlo.Prepared(_setup)
+"""Built once per validated inputs object (a chunk's trials, a sweep's calls share a few)."""
 
 
 def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tally) -> None:

@@ -527,15 +527,14 @@ def battle_render_sample(r: Mapping[str, Any]) -> str:
     return narrate(r)
 
 
-_prepared: list[Any] = [None, None, None, None]
-"""The last (inputs, setup, rules, opening check) a trial built: a chunk's trials share one inputs object."""
+def _setup(values: Mapping[str, Any]) -> tuple[Setup, SgsRules, OpeningCheck | None]:
+    """What every battle of these inputs starts from: the setup, the rules and the opening check."""
+    setup, rules = setup_from(values), rules_of(values)
+    return setup, rules, opening_check(setup, rules)
 
 
-def _prepare(values: Mapping[str, Any]) -> tuple[Setup, SgsRules, OpeningCheck | None]:
-    if _prepared[0] is not values:
-        setup, rules = setup_from(values), rules_of(values)
-        _prepared[:] = [values, setup, rules, opening_check(setup, rules)]
-    return _prepared[1], _prepared[2], _prepared[3]
+_prepare = montecarlo.Prepared(_setup)
+"""Built once per validated inputs object (a chunk's trials, a sweep's calls share a few)."""
 
 
 @dataclasses.dataclass(frozen=True)
