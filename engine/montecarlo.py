@@ -92,9 +92,18 @@ def z_score(confidence: Fraction) -> float:
     >>> z_score(Fraction(95, 100))
     1.95996398454
     """
-    if not 0 < confidence < 1:
-        raise ValueError("a confidence level lies strictly between 0 and 1")
-    return round(NormalDist().inv_cdf(float(1 - (1 - confidence) / 2)), 12)
+    z = _Z_SCORES.get(confidence)
+    if z is None:
+        if not 0 < confidence < 1:
+            raise ValueError("a confidence level lies strictly between 0 and 1")
+        if len(_Z_SCORES) >= 64:
+            _Z_SCORES.clear()
+        z = _Z_SCORES[confidence] = round(NormalDist().inv_cdf(float(1 - (1 - confidence) / 2)), 12)
+    return z
+
+
+_Z_SCORES: dict[Fraction, float] = {}
+"""The quantiles asked for so far (a run asks for the same one for every figure of every call)."""
 
 
 @dataclass(frozen=True)
@@ -341,12 +350,14 @@ class Tally:
 
 
 def _text(x: int | Fraction) -> str:
-    return fraction_text(Fraction(x))
+    return str(x) if type(x) is int else fraction_text(Fraction(x))
 
 
 def _number(text: Any) -> int | Fraction:
     if not isinstance(text, str) or len(text) > 4000:
         raise TypeError("an exact number is text such as 5/2")
+    if text.isascii() and (text.isdigit() or (text[:1] == "-" and text[1:].isdigit())):
+        return int(text)  # most sums are whole numbers: what Fraction reads them as, without its parser
     return _exact(Fraction(text))
 
 

@@ -365,3 +365,18 @@ def test_floats_measured_sum_exactly_as_one_fraction_at_a_time():
         assert {k: (s.n, s.total, s.squares) for k, s in u.sums.items()} == want
     with pytest.raises(ValueError):
         Tally().measure("x", math.inf)
+
+
+@pytest.mark.parametrize("text", ["0", "12", "-3", "-0", "007", "5/2", "-6/4", "1.5", "1e3", " 4", "+4", "4_0", "٣",
+                                  "-", "", "--1", "1/0", "x"])
+def test_a_tallys_numbers_read_as_fraction_reads_them(text):
+    """Whole numbers skip Fraction's parser (most sums are whole): the same value, or the same refusal."""
+    try:
+        want: object = Fraction(text)
+        want = want.numerator if want.denominator == 1 else want
+    except (ValueError, ZeroDivisionError) as exc:
+        with pytest.raises(type(exc)):
+            montecarlo._number(text)
+        return
+    got = montecarlo._number(text)
+    assert got == want and type(got) is type(want)
