@@ -54,6 +54,11 @@ const SHARE_SLICE_MS = 12;
 // takes no part in a stage whose trial is measured longer than this, so a reader's next request waits at
 // most about this long, and never behind a fifth of a second of battles.
 const SHARE_TRIAL_MAX_MS = 100;
+// A battle's answers stream in every call or two (several a second); each is a chart per figure and its
+// table, and drawing every one took the page's main thread and its compositor much of the CPU the two
+// engines needed (the card game's sweep: 4.3 s drawing each, 2.2 s drawing at most every 600 ms; NOTES.md).
+// So a running answer is drawn at most every DRAW_MS, the latest one that came; the first and the last at once.
+export const DRAW_MS = 500;
 // Tests on a loaded machine: rulesExplorerScenarioShare = "always" lets the page engine take part whatever a
 // trial costs.
 const always = () => globalThis.rulesExplorerScenarioShare === "always";
@@ -370,21 +375,21 @@ export class ScenarioPanel {
       const answer = await engine.call({ ...message, ...carried, ...batch });
       if (run.stopped) break;
       if (answer.error) {
+        this.draw(run, out, null, null, true);
         this.finish(which, run, out);
         out.dataset.state = "failed";
         this.say(`Not run: ${answer.error.message}.`, true);
         return;
       }
       const r = answer.result;
-      out.innerHTML = r.html;
       if (!this.estimator || r.done) {
+        this.draw(run, out, r.html, this.estimator ? `Done: ${this.trialsText(r)}.` : "", true);
         this.finish(which, run, out);
         out.dataset.state = "done";
-        this.say(this.estimator ? `Done: ${this.trialsText(r)}.` : "");
         this.w.section.dispatchEvent(new CustomEvent("widget-scenario", { bubbles: true, detail: { which } }));
         return;
       }
-      this.say(`Running: ${this.trialsText(r, request.op === "target" ? null : Number(trials))} so far.`);
+      this.draw(run, out, r.html, `Running: ${this.trialsText(r, request.op === "target" ? null : Number(trials))} so far.`);
       carried = r.tallies !== undefined ? { tallies: r.tallies } : { tally: r.tally };
       first = r.next ?? first + sent;
       const now = performance.now();
@@ -392,9 +397,7 @@ export class ScenarioPanel {
       const aim = Math.min(LONG_CALL_MS, Math.max(CALL_MS, (now - began) / 8));
       count = Math.max(1, Math.min(count * 4, Math.floor(count * aim / took), r.most_count ?? Infinity));
     }
-    this.finish(which, run, out);
-    out.dataset.state = "stopped";
-    this.say("Stopped: the figures shown are from the trials run so far.");
+    this.stopped(which, run, out);
   }
 
   // A battle's run shared by the extra worker `helper` and the page's own engine (see the top of this file).
@@ -524,16 +527,15 @@ export class ScenarioPanel {
       }
       if (staged && r.stage) stage = r.stage;
       last = r;
-      out.innerHTML = r.html;
       if (own.ran) out.dataset.engines = "2";
       if (r.done) {
+        this.draw(run, out, r.html, `Done: ${this.trialsText(r)}.`, true);
         this.finish(which, run, out);
         out.dataset.state = "done";
-        this.say(`Done: ${this.trialsText(r)}.`);
         this.w.section.dispatchEvent(new CustomEvent("widget-scenario", { bubbles: true, detail: { which } }));
         return;
       }
-      this.say(`Running: ${this.trialsText(r, trials)} so far.`);
+      this.draw(run, out, r.html, `Running: ${this.trialsText(r, trials)} so far.`);
       if (claim > 0) {
         const took = Math.max(1, performance.now() - started);
         // What a trial costs (a sweep's: at one point): the page engine takes part only where one is short.
@@ -554,14 +556,14 @@ export class ScenarioPanel {
       }
     }
     await own.running;
-    this.finish(which, run, out);
-    if (failed) {
+    if (failed && !run.stopped) {
+      this.draw(run, out, null, null, true);
+      this.finish(which, run, out);
       out.dataset.state = "failed";
       this.say(`Not run: ${failed.error.message}.`, true);
       return;
     }
-    out.dataset.state = "stopped";
-    this.say("Stopped: the figures shown are from the trials run so far.");
+    this.stopped(which, run, out);
   }
 
   // Trials done (`of`: out of the run's size): a sweep's points each say theirs (its `trials` is the run's
@@ -571,6 +573,40 @@ export class ScenarioPanel {
     const n = done.length ? Math.min(...done) : (r.trials ?? 0);
     const size = of === null ? "" : ` of ${Number(of).toLocaleString("en")}`;
     return `${Number(n).toLocaleString("en")}${size} trials${r.points ? " a point" : ""}`;
+  }
+
+  // Shows a running answer's figures (`html`) and status line (`text`; null: as they are): at once if `now`
+  // (the run's last) or if the last were drawn DRAW_MS ago, else when they will have been, then the latest.
+  draw(run, out, html, text, now = false) {
+    if (html !== null) run.html = html;
+    if (text !== null) run.text = text;
+    const wait = DRAW_MS - (performance.now() - (run.drawnAt ?? -Infinity));
+    if (!now && wait > 0) {
+      run.timer ??= setTimeout(() => {
+        run.timer = null;
+        if (!run.stopped) this.draw(run, out, null, null, true);
+      }, wait);
+      return;
+    }
+    clearTimeout(run.timer);
+    run.timer = null;
+    if (run.html !== undefined) out.innerHTML = run.html;
+    if (run.text !== undefined) this.say(run.text);
+    delete run.html;
+    delete run.text;
+    run.drawnAt = performance.now();
+  }
+
+  // A run ended by Stop shows the figures of its last answer. One ended because a new run of the same output
+  // began leaves the output to that run.
+  stopped(which, run, out) {
+    clearTimeout(run.timer);
+    const owner = this.runs?.[which];
+    if (owner && owner !== run) return;
+    this.draw(run, out, null, null, true);
+    this.finish(which, run, out);
+    out.dataset.state = "stopped";
+    this.say("Stopped: the figures shown are from the trials run so far.");
   }
 
   finish(which, run, out) {

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 globalThis.document ??= { addEventListener() {} }; // forms.js listens on the document when imported
-const { ScenarioPanel } = await import("../../site/static/scenario.js");
+const { ScenarioPanel, DRAW_MS } = await import("../../site/static/scenario.js");
 
 // One point's state: the trial ranges it holds and the sum of their indices.
 const empty = () => ({ ranges: [], sum: 0, n: 0 });
@@ -148,6 +148,8 @@ function fakePanel(main) {
     say(text) { this.said.push(text); },
     finish() {},
     trialsText: ScenarioPanel.prototype.trialsText,
+    draw: ScenarioPanel.prototype.draw,
+    stopped: ScenarioPanel.prototype.stopped,
   };
 }
 
@@ -202,6 +204,71 @@ for (const op of ["sweep", "sensitivity"]) { // a reading of the assumed setting
     assert.equal(calls.length, n, "no call after the run ended");
   });
 }
+
+// An output that records when it was drawn.
+function drawnOutput() {
+  let html = "";
+  const drawn = [];
+  return { dataset: {}, drawn, get innerHTML() { return html; }, set innerHTML(h) { html = h; drawn.push(performance.now()); } };
+}
+
+// The answers an engine gave, as they came.
+function answered(engine) {
+  const given = [];
+  const call = engine.call.bind(engine);
+  engine.call = async (request) => { const a = await call(request); given.push({ at: performance.now(), html: a.result?.html }); return a; };
+  return given;
+}
+
+test("a running answer is drawn at most every DRAW_MS: the first at once, then the latest, the last as it comes", async () => {
+  const calls = [];
+  const helper = fakeEngine("helper", calls, { delay: (r) => 1 + r.count }); // a millisecond a trial
+  const main = fakeEngine("main", calls, { delay: (r) => 1 + r.count });
+  const given = answered(helper);
+  const panel = fakePanel(main);
+  const out = drawnOutput();
+  await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "sweep", render: true }, 2000, helper);
+  assert.equal(out.dataset.state, "done");
+  assert.equal(out.innerHTML, expected(2000, 3, -1));
+  assert.equal(panel.said.at(-1), "Done: 2,000 trials a point.");
+  assert.ok(given.length >= 6 && out.drawn.length < given.length, `${out.drawn.length} drawn of ${given.length} answers`);
+  assert.ok(out.drawn[0] - given[0].at < 5, "the first answer is drawn as it comes");
+  const gaps = out.drawn.slice(1).map((t, i) => t - out.drawn[i]);
+  assert.ok(gaps.slice(0, -1).every((g) => g >= DRAW_MS - 2), `drawn ${gaps.map(Math.round)} ms apart`);
+  assert.ok(out.drawn.at(-1) - given.at(-1).at < 5, "the last answer is drawn as it comes");
+});
+
+test("Stop draws the last answer that came; a run that a new one replaced draws nothing more", async () => {
+  for (const replaced of [false, true]) {
+    const calls = [];
+    const helper = fakeEngine("helper", calls, { delay: () => 30 });
+    const main = fakeEngine("main", calls, { delay: () => 1 });
+    const given = answered(helper);
+    const panel = { ...fakePanel(main), runs: { result: null } };
+    const out = drawnOutput();
+    const run = { stopped: false };
+    panel.runs.result = run;
+    let stopAt = 0;
+    setTimeout(() => {
+      stopAt = performance.now();
+      run.stopped = true;
+      panel.runs.result = replaced ? { stopped: false } : null;
+    }, 200);
+    await ScenarioPanel.prototype.shared.call(panel, "result", run, out, { op: "sweep", render: true }, 100_000, helper);
+    const before = given.filter((g) => g.at < stopAt); // what came after Stop is not shown
+    if (replaced) {
+      assert.notEqual(out.dataset.state, "stopped", "the new run owns the output");
+      const drawn = out.drawn.length;
+      await new Promise((resolve) => setTimeout(resolve, DRAW_MS + 50));
+      assert.equal(out.drawn.length, drawn, "no drawing of the old run's after it was replaced");
+    } else {
+      assert.equal(out.dataset.state, "stopped");
+      assert.ok(before.length >= 3 && out.drawn.length < before.length + 1, `${out.drawn.length} drawn of ${before.length}`);
+      assert.equal(out.innerHTML, before.at(-1).html, "the figures of the last answer before Stop");
+      assert.equal(panel.said.at(-1), "Stopped: the figures shown are from the trials run so far.");
+    }
+  }
+});
 
 test("a refusal from either engine ends the run with its message", async () => {
   const calls = [];
