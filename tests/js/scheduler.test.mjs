@@ -2,7 +2,7 @@
 // Run by tests/test_js.py through Node's own test runner.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Scheduler } from "../../site/static/scheduler.js";
+import { QUIET_MS, Scheduler } from "../../site/static/scheduler.js";
 
 // A fake engine: each trial costs `perTrialMs` of fake time and adds its index
 // to the tally, so the final tally tells which trials ran, whatever the chunks.
@@ -195,15 +195,37 @@ test("a block's starting chunk is bounded and must be a whole number", () => {
   }
 });
 
-test("a job may ask for shorter chunks, never longer ones", () => {
+test("a job may ask for shorter chunks while the reader is active, never longer ones", () => {
   for (const [slice, most] of [[4, 4], [50, 10], [undefined, 10]]) {
     const r = rig({ perTrialMs: 0.5, sliceMs: 10, progressMs: 250 });
+    r.scheduler.submit({ id: 2, op: "run" }); // the reader's change that started the run ...
     r.scheduler.submit(job(1, 2000, slice === undefined ? {} : { slice }));
-    r.drain();
+    for (let id = 3; r.step(); ) { // ... and one every 100 ms of it
+      if (r.clock.t >= (id - 2) * 100) r.scheduler.submit({ id: id++, op: "run" });
+    }
     const counts = r.calls.filter((c) => c.op === "estimate").map((c) => c.count);
     assert.equal(counts.reduce((a, b) => a + b, 0), 2000);
     assert.equal(Math.max(...counts), most / 0.5, `slice ${slice}: chunks of ${Math.max(...counts)} trials`);
   }
+});
+
+test("a job's shorter chunks grow to the usual slice once the reader has been quiet, and shrink when they ask", () => {
+  const r = rig({ perTrialMs: 0.5, sliceMs: 10, progressMs: 250 });
+  r.scheduler.submit({ id: 1, op: "run" }); // the change that started the run
+  r.scheduler.submit(job(2, 4000, { slice: 4 }));
+  const chunks = []; // [time it began, trials]
+  let asked = null;
+  for (let before = r.calls.length; r.step(); before = r.calls.length) {
+    const call = r.calls.at(-1);
+    if (r.calls.length > before && call.op === "estimate") chunks.push([r.clock.t - call.count * 0.5, call.count]);
+    if (asked === null && r.clock.t >= 1000) { asked = r.clock.t; r.scheduler.submit({ id: 3, op: "run" }); }
+  }
+  const counts = (from, to) => chunks.filter(([t]) => t >= from && t < to).map(([, n]) => n);
+  assert.ok(counts(50, QUIET_MS).every((n) => n === 8), `4 ms chunks while the reader is active: ${counts(50, QUIET_MS)}`);
+  assert.ok(counts(QUIET_MS + 10, asked).every((n) => n === 20), `10 ms chunks once quiet: ${counts(QUIET_MS + 10, asked)}`);
+  assert.ok(counts(asked + 10, asked + QUIET_MS).every((n) => n === 8), "4 ms chunks again after the reader asked");
+  assert.ok(counts(asked + QUIET_MS + 10, Infinity).some((n) => n === 20), "and 10 ms once quiet again");
+  assert.equal(chunks.reduce((a, [, n]) => a + n, 0), 4000);
 });
 
 test("a stage of a run to a precision starts from the tally before it and asks with its target", () => {
