@@ -498,14 +498,14 @@ def run_chunk(trial: Trial, inputs: Mapping[str, Any], seed: int, first: int, co
     >>> run_chunk(coin, {}, 1, 0, 10).counts
     {'side': {'heads': 8, 'tails': 2}}
     """
-    out = Tally() if tally is None else tally.copy()
-    ranges = out.covers(first, first + count) if count > 0 else out.ranges
-    part = Tally(out.key, out.confidence)
+    base = Tally() if tally is None else tally
+    ranges = base.covers(first, first + count) if count > 0 else base.ranges
+    part = Tally(base.key, base.confidence)
     for i in range(first, first + count):
         part.at = i
         trial(inputs, trial_rng(seed, i), part)
     part.at = None
-    out = out.merged(part) if count > 0 else out
+    out = base.merged(part)  # a new tally: the one given is left as it was
     out.ranges = ranges
     return out
 

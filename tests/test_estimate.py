@@ -228,6 +228,26 @@ def test_the_chunks_of_a_run_validate_their_inputs_once(validations):
     assert len(validations) == 2
 
 
+def test_a_runs_chunks_may_name_their_inputs_as_the_engine_did_and_are_answered_alike(validations):
+    """A chunk sent with its inputs is answered with their name; a later chunk may send the name instead (the
+    scheduler does) and gets the same answer. A name the engine does not hold (made up, another widget's, let go
+    after many other inputs) is the error InputsGone, which asks for the inputs again."""
+    river = {"river": True}
+    first = estimate("atg.battle", 0, 2, inputs=river)
+    name = first["inputs_name"]
+    named = {"op": "estimate", "seed": 1, "first": 2, "count": 2, "tally": first["tally"], "render": True}
+    by_name = ask(widget="atg.battle", inputs_name=name, **named)
+    by_inputs = estimate("atg.battle", 2, 2, first["tally"], inputs=river, render=True)
+    assert "inputs_name" not in by_name and by_inputs.pop("inputs_name") == name
+    assert by_name == by_inputs and by_name["trials"] == 4
+    assert len(validations) == 1
+    for widget, bad in [("atg.battle", "0" * 24), ("atg.battle", 12), ("atg.battle", None), ("sgs.battle", name)]:
+        assert ask(widget=widget, inputs_name=bad, **named)["error"]["type"] == "InputsGone", (widget, bad)
+    for k in range(widgets._RUN_CACHE_SIZE):
+        estimate("atg.battle", 0, 1, inputs={"attackers": [{"type": "Infantry", "count": 1 + k}]})
+    assert ask(widget="atg.battle", inputs_name=name, **named)["error"]["type"] == "InputsGone"
+
+
 @pytest.mark.parametrize("widget_id", [w.id for w in widgets.all_widgets() if w.trial is not None])
 def test_trials_leave_the_shared_inputs_as_they_were(widget_id):
     """run_inputs hands every chunk the same values: a trial must not change them."""

@@ -10,8 +10,9 @@
 //   ahead of a job's chunk: a reader's change never queues behind it.
 // - jobs ({id, op: "job", widget, inputs, seed, trials, first?, slot}): a
 //   Monte Carlo run of trials first .. first + trials - 1 (first defaults to
-//   0; a page that splits one run across several workers gives each a range). The scheduler asks the engine's stateless `estimate` op for a chunk
-//   of trials at a time, carrying the tally from one chunk to the next, and
+//   0; a page that splits one run across several workers gives each a range). The scheduler asks the engine's `estimate` op for a chunk
+//   of trials at a time, carrying the tally from one chunk to the next (and,
+//   once the engine has named the inputs, their name instead of the inputs), and
 //   sizes the chunks so each takes about SLICE_MS: between two chunks every
 //   queued request is answered and a `cancel` is heard. Progress (trials
 //   done, the estimate so far as HTML) goes out about every PROGRESS_MS; the
@@ -168,10 +169,22 @@ export class Scheduler {
     const started = this.now();
     const reply = this.call(job.id, { ...job.request, first: job.first + job.done, count, tally: job.tally, render });
     const took = this.now() - started;
+    if (reply.error?.type === "InputsGone" && job.inputs !== undefined) { // the engine let them go: send them again
+      const { inputs_name: _, ...request } = job.request;
+      job.request = { ...request, inputs: job.inputs };
+      delete job.inputs;
+      return;
+    }
     if (reply.error) {
       this.remove(job);
       this.post(reply);
       return;
+    }
+    if (reply.result.inputs_name !== undefined && job.request.inputs !== undefined) {
+      // The engine holds the inputs by this name: the next chunks send the name, not the inputs again.
+      const { inputs, ...request } = job.request;
+      job.inputs = inputs;
+      job.request = { ...request, inputs_name: reply.result.inputs_name };
     }
     job.done += count;
     job.tally = reply.result.tally;

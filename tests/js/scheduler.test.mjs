@@ -228,6 +228,34 @@ test("a job's shorter chunks grow to the usual slice once the reader has been qu
   assert.equal(chunks.reduce((a, [, n]) => a + n, 0), 4000);
 });
 
+test("once the engine names a job's inputs the chunks send the name, and the inputs again when it lets them go", () => {
+  const r = rig({ perTrialMs: 0.5 });
+  const handle = r.scheduler.handle;
+  let lost = false; // the engine lets the inputs go once, a third of the way in
+  r.scheduler.handle = (request) => {
+    if (request.op !== "estimate") return handle(request);
+    if (request.inputs === undefined) {
+      assert.equal(request.inputs_name, "n1");
+      if (!lost && request.first >= 300) {
+        lost = true;
+        return { error: { type: "InputsGone", message: "send them again" } };
+      }
+    } else {
+      assert.equal(request.inputs_name, undefined);
+      assert.deepEqual(request.inputs, { big: true });
+    }
+    return { ...handle(request), ...(request.inputs ? { inputs_name: "n1" } : {}) };
+  };
+  r.scheduler.submit(job(1, 1000, { inputs: { big: true } }));
+  r.drain();
+  const final = r.posted.find((m) => m.id === 1 && m.result);
+  assert.deepEqual(final.result.tally, { sum: sumBelow(1000), n: 1000 }, "every trial once");
+  const sent = r.calls.filter((c) => c.op === "estimate").map((c) => (c.inputs ? "inputs" : c.inputs_name));
+  assert.deepEqual(sent.slice(0, 2), ["inputs", "n1"]);
+  assert.equal(sent.filter((x) => x === "inputs").length, 2, `sent the inputs twice in all: ${sent}`);
+  assert.ok(sent.length > 10 && sent.at(-1) === "n1");
+});
+
 test("a stage of a run to a precision starts from the tally before it and asks with its target", () => {
   const r = rig();
   r.scheduler.submit(job(1, 600, { first: 400, tally: { sum: sumBelow(400), n: 400 }, precision: "1" }));
