@@ -142,6 +142,56 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     assert driver.errors() == []
 
 
+@browsers("chromium")
+def test_a_refused_range_clears_the_earlier_chart_and_keeps_the_pinned_a_in_the_link(driver, site_url):
+    """A sweep the engine refuses (a range that ends before it starts) used to leave the last range's chart
+    under its "Not run" line, as if it were the answer, and dropped the whole scenario from the link: the pinned
+    A still on the page was gone on reload."""
+    open_live(driver, site_url + SG_PAGE)
+    driver.call(OPEN, f"#{SG}")
+    driver.call(CLICK, panel(SG, "[data-action=pin]"))
+    driver.call(SET, f"#{SG}--hex_sides", "3")
+    vary(driver, SG, "attacker.attack_value", "1", "8")
+    driver.call(CLICK, panel(SG, "[data-action=sweep]"))
+    wait_done(driver, SG, timeout=30)
+    scenario_link(driver, SG, lambda state: "a" in state and "s" in state)
+    driver.call(SET, panel(SG, "input.vary-from"), "9")
+    driver.call(SET, panel(SG, "input.vary-to"), "1")
+    driver.call(CLICK, panel(SG, "[data-action=sweep]"))
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'failed'", panel(SG, ".scenario-result"), timeout=30)
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(SG, ".scenario-status"))
+    assert status == "Not run: to: the range ends before it starts.", status
+    link = scenario_link(driver, SG, lambda state: "a" in state and "s" not in state)
+    assert driver.call("(s) => document.querySelector(s).innerHTML", panel(SG, ".scenario-result")) == ""
+    open_live(driver, link)
+    driver.wait("(s) => !document.querySelector(s).hidden && document.querySelector(s).textContent !== ''",
+                panel(SG, ".scenario-compare"), timeout=30)
+    assert driver.errors() == []
+
+
+@browsers("chromium")
+def test_a_battles_scenario_refuses_a_trials_box_it_cannot_run_and_counts_one_trial_in_the_singular(driver,
+                                                                                                   site_url):
+    """With the trials box at 0 (or blank, or past the largest run) a battle's sweep used to run the widget's
+    1,000 trials a point without a word; it now says what the box needs. One trial is "1 trial"."""
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
+    driver.call(OPEN, f"#{BATTLE}")
+    vary(driver, BATTLE, "attacker.units.0.count", "1", "2")
+    for typed in ("0", "", "100001"):
+        driver.call("([s, v]) => { document.querySelector(s).value = v; }", [f"#{BATTLE} input.sim-trials", typed])
+        driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
+        driver.wait("(s) => document.querySelector(s).dataset.state === 'failed'", panel(BATTLE, ".scenario-result"),
+                    timeout=30)
+        status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+        assert status == "Not run: enter a whole number of trials from 1 to 100,000 in the Trials box.", (typed, status)
+    driver.call("(s) => { document.querySelector(s).value = '1'; }", f"#{BATTLE} input.sim-trials")
+    driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
+    wait_done(driver, BATTLE, timeout=120)
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == "Done: 1 trial a point.", status
+    assert driver.errors() == []
+
+
 @pytest.fixture(scope="module")
 def helper_stalling_site(built_site, tmp_path_factory) -> Iterator[str]:
     """The built site whose first extra worker's boot sticks (engine-start.js's test hook), with a short stall bound."""

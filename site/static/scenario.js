@@ -31,6 +31,7 @@
 
 import { collect } from "./forms.js";
 import { SLOW_TRIAL_MS } from "./pool.js";
+import { MAX_TRIALS } from "./simulation.js";
 
 // A battle call aims at this long at first, so Stop and the page's other requests never wait for more.
 const CALL_MS = 200;
@@ -344,7 +345,13 @@ export class ScenarioPanel {
     const run = { stopped: false };
     this.runs[which] = run;
     const message = { widget: this.w.widget, seed: this.w.seed() ?? "1", render: true, ...request };
-    const trials = this.w.sim ? (this.w.sim.trials() ?? this.w.sim.root.dataset.trials) : null;
+    const trials = this.w.sim ? this.w.sim.trials() : null;
+    if (this.w.sim && trials === null) { // a battle runs as many trials as the box says: never a number it did not
+      this.finish(which, run, out);
+      this.failed(out, `Not run: enter a whole number of trials from 1 to ${MAX_TRIALS.toLocaleString("en")} `
+                       + "in the Trials box.", true);
+      return;
+    }
     out.setAttribute("aria-busy", "true");
     out.dataset.state = "running";
     if (this.estimator) this.stopButton.disabled = false;
@@ -360,6 +367,7 @@ export class ScenarioPanel {
     let count = FIRST_COUNT;
     let first = 0;
     let carried = {};
+    let drawn = false; // whether this run has shown figures of its own yet
     const began = performance.now();
     for (;;) {
       if (run.stopped) break;
@@ -371,12 +379,12 @@ export class ScenarioPanel {
       if (run.stopped) break;
       if (answer.error) {
         this.finish(which, run, out);
-        out.dataset.state = "failed";
-        this.say(`Not run: ${answer.error.message}.`, true);
+        this.failed(out, `Not run: ${answer.error.message}.`, !drawn);
         return;
       }
       const r = answer.result;
       out.innerHTML = r.html;
+      drawn = true;
       if (!this.estimator || r.done) {
         this.finish(which, run, out);
         out.dataset.state = "done";
@@ -556,8 +564,7 @@ export class ScenarioPanel {
     await own.running;
     this.finish(which, run, out);
     if (failed) {
-      out.dataset.state = "failed";
-      this.say(`Not run: ${failed.error.message}.`, true);
+      this.failed(out, `Not run: ${failed.error.message}.`, !last);
       return;
     }
     out.dataset.state = "stopped";
@@ -570,7 +577,16 @@ export class ScenarioPanel {
     const done = (r.points ?? []).map((p) => p.trials ?? p.figure?.trials).filter((n) => n !== undefined);
     const n = done.length ? Math.min(...done) : (r.trials ?? 0);
     const size = of === null ? "" : ` of ${Number(of).toLocaleString("en")}`;
-    return `${Number(n).toLocaleString("en")}${size} trials${r.points ? " a point" : ""}`;
+    const noun = n === 1 && !size ? "trial" : "trials"; // "1 trial", "1 of 20 trials"
+    return `${Number(n).toLocaleString("en")}${size} ${noun}${r.points ? " a point" : ""}`;
+  }
+
+  // A run refused or failed: said in the status; `clear`: it showed nothing of its own, so what an earlier run
+  // left there (another range, target or input) goes, and is not read as this one's answer.
+  failed(out, text, clear) {
+    if (clear) out.replaceChildren();
+    out.dataset.state = "failed";
+    this.say(text, true);
   }
 
   finish(which, run, out) {
@@ -595,7 +611,11 @@ export class ScenarioPanel {
     if (this.shown?.kind === "target") request.target = this.shown.goal;
     if (!this.pinned && !vary) this.state = "";
     else {
-      const answer = await this.w.engine.call(request);
+      let answer = await this.w.engine.call(request);
+      if (answer.error && this.pinned && vary) { // a range or target the engine refuses is left out; the pinned A stays
+        answer = await this.w.engine.call({ op: "scenario_link", widget: this.w.widget, base: this.w.base,
+                                            pinned: this.pinned });
+      }
       this.state = answer.error ? "" : answer.result.state;
     }
     this.w.site?.publishState();
