@@ -189,6 +189,23 @@ def test_a_battles_scenario_refuses_a_trials_box_it_cannot_run_and_counts_one_tr
     wait_done(driver, BATTLE, timeout=120)
     status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
     assert status == "Done: 1 trial a point.", status
+    # "What it takes" runs each point only as far as it needs: a threshold at point 2's own estimate leaves it
+    # undecided with the box's trials all spent. It used to say the fewest any point ran ("Done: 4 trials a
+    # point.") and to ask for a "trial budget" the page has no control for.
+    w = widgets.get("sgs.battle")
+    inputs = w.validate(base_inputs(driver, BATTLE))
+    spec = {"input": "attacker.units.0.count", "from": "1", "to": "2", "step": "1"}
+    first = scenarios.target(w.id, inputs, "attacker_won", "0.5", spec, count=BATTLE_TRIALS, max_trials=BATTLE_TRIALS)
+    threshold = first["points"][1]["figure"]["exact"]
+    driver.call("(s) => { document.querySelector(s).value = String(%d); }" % BATTLE_TRIALS, f"#{BATTLE} input.sim-trials")
+    driver.call(SET, panel(BATTLE, "select.target-figure"), "attacker_won")
+    driver.call(SET, panel(BATTLE, "input.target-threshold"), threshold)
+    driver.call(CLICK, panel(BATTLE, "[data-action=target]"))
+    wait_done(driver, BATTLE, timeout=120)
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == f"Done: up to {BATTLE_TRIALS} trials a point.", status
+    answer = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".target-answer"))
+    assert answer.startswith("Cannot tell") and "allow more trials a point" in answer, answer
     assert driver.errors() == []
 
 

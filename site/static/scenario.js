@@ -573,12 +573,14 @@ export class ScenarioPanel {
 
   // Trials done (`of`: out of the run's size): a sweep's points each say theirs (its `trials` is the run's
   // size, not what is done). "What it takes" has no size to say: it runs until its answer is clear.
+  // Its points run only as far as each needs (most stop after the first round), so it says the most any ran.
   trialsText(r, of = null) {
     const done = (r.points ?? []).map((p) => p.trials ?? p.figure?.trials).filter((n) => n !== undefined);
-    const n = done.length ? Math.min(...done) : (r.trials ?? 0);
+    const target = r.max_trials !== undefined;
+    const n = done.length ? (target ? Math.max(...done) : Math.min(...done)) : (r.trials ?? 0);
     const size = of === null ? "" : ` of ${Number(of).toLocaleString("en")}`;
     const noun = n === 1 && !size ? "trial" : "trials"; // "1 trial", "1 of 20 trials"
-    return `${Number(n).toLocaleString("en")}${size} ${noun}${r.points ? " a point" : ""}`;
+    return `${target ? "up to " : ""}${Number(n).toLocaleString("en")}${size} ${noun}${r.points ? " a point" : ""}`;
   }
 
   // A run refused or failed: said in the status; `clear`: it showed nothing of its own, so what an earlier run
