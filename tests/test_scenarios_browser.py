@@ -170,6 +170,30 @@ def test_a_refused_range_clears_the_earlier_chart_and_keeps_the_pinned_a_in_the_
 
 
 @browsers("chromium")
+def test_inputs_with_an_error_are_not_pinned_as_a(driver, site_url):
+    """Pin as A with an error in the form used to pin it: once the form was mended, every comparison still
+    said "Not run: attacker.attack_value: 'abc' is not a whole number", a value the form no longer showed."""
+    open_live(driver, site_url + SG_PAGE)
+    driver.call(OPEN, f"#{SG}")
+    driver.call(SET, f"#{SG}--attacker-attack_value", "abc")
+    driver.call(CLICK, panel(SG, "[data-action=pin]"))
+    status = driver.wait("(s) => document.querySelector(s).textContent", panel(SG, ".scenario-status"), timeout=30)
+    assert status.startswith("Not pinned: attacker.attack_value: 'abc' is not a whole number"), status
+    assert driver.call("(s) => document.querySelector(s).hidden", panel(SG, "[data-action=unpin]"))
+    driver.call(SET, f"#{SG}--attacker-attack_value", "4")
+    driver.call(CLICK, panel(SG, "[data-action=pin]"))
+    driver.call(SET, f"#{SG}--hex_sides", "3")
+    w = widgets.get("small_general.combat")
+    base = base_inputs(driver, SG)
+    a = w.validate({**base, "attacker": {**base["attacker"], "attack_value": 4}})
+    b = w.validate({**base, "attacker": {**base["attacker"], "attack_value": 4}, "hex_sides": 3})
+    shows(driver, panel(SG, ".scenario-compare"), scenarios.compare(w.id, a, b, render=True)["html"],
+          "B against the A pinned once the form was mended")
+    assert driver.call("(s) => document.querySelector(s).textContent", panel(SG, ".scenario-status")) == ""
+    assert driver.errors() == []
+
+
+@browsers("chromium")
 def test_a_battles_scenario_refuses_a_trials_box_it_cannot_run_and_counts_one_trial_in_the_singular(driver,
                                                                                                    site_url):
     """With the trials box at 0 (or blank, or past the largest run) a battle's sweep used to run the widget's

@@ -244,8 +244,18 @@ export class ScenarioPanel {
 
   // -- Pin as A --
 
-  pin() {
-    this.pinned = collect(this.w.form);
+  // Inputs the engine refuses are not pinned: an A with an error would refuse every comparison after the form
+  // is mended, naming a value the form no longer shows.
+  async pin() {
+    const inputs = collect(this.w.form);
+    const answer = await this.w.engine.call({ op: "scenario_link", widget: this.w.widget, base: this.w.base,
+                                              pinned: inputs });
+    if (answer.error) {
+      this.say(`Not pinned: ${answer.error.message}.`, true);
+      return;
+    }
+    this.say("");
+    this.pinned = inputs;
     this.unpinButton.hidden = false;
     this.pinButton.textContent = "Pin these inputs as A instead";
     this.compare();
