@@ -170,6 +170,27 @@ def test_a_refused_range_clears_the_earlier_chart_and_keeps_the_pinned_a_in_the_
 
 
 @browsers("chromium")
+def test_an_input_whose_value_is_a_fraction_gets_a_range_that_sweeps(driver, site_url):
+    """Choosing an input whose value the engine gives as a fraction (AT Gold's concentric factor for one side,
+    1/10) filled the range as "0 to NaN", and Sweep then said "'NaN' is not a number"."""
+    page, instance = "atg/the-combat-loop.html", "atg-concentric"
+    open_live(driver, site_url + page)
+    driver.call(OPEN, f"#{instance}")
+    vary(driver, instance, "rules.concentric_1")
+    fields = driver.call("(p) => ['from', 'to', 'step'].map((f) => document.querySelector(p + 'input.vary-' + f).value)",
+                         panel(instance, ""))
+    assert fields == ["0", "1.1", "0.11"], fields
+    driver.call(CLICK, panel(instance, "[data-action=sweep]"))
+    wait_done(driver, instance, timeout=30)
+    w = widgets.get("atg.concentric")
+    spec = {"input": "rules.concentric_1", "from": "0", "to": "1.1", "step": "0.11"}
+    shows(driver, panel(instance, ".scenario-result"),
+          scenarios.sweep(w.id, w.validate(base_inputs(driver, instance)), spec, render=True)["html"],
+          "the sweep over a fraction's default range")
+    assert driver.errors() == []
+
+
+@browsers("chromium")
 def test_inputs_with_an_error_are_not_pinned_as_a(driver, site_url):
     """Pin as A with an error in the form used to pin it: once the form was mended, every comparison still
     said "Not run: attacker.attack_value: 'abc' is not a whole number", a value the form no longer showed."""

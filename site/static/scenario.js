@@ -213,13 +213,22 @@ export class ScenarioPanel {
   chooseInput() {
     const v = this.entry();
     if (v && (v.type === "integer" || v.type === "number")) {
-      const value = Number(v.value);
-      const low = v.minimum ?? (value >= 0 ? 0 : value - 10);
-      const high = v.maximum ?? value + 10;
+      // The engine gives a number's value and bounds as text, a fraction as such ("1/10"), which Number() reads
+      // as NaN: the range once read "0 to NaN".
+      const num = (x) => {
+        const m = /^\s*(-?\d+)\s*\/\s*(\d+)\s*$/.exec(String(x));
+        return m ? Number(m[1]) / Number(m[2]) : Number(x);
+      };
+      const text = (x) => String(Number(x.toPrecision(12))); // 0.11, not 0.11000000000000001
+      const value = num(v.value);
+      const low = v.minimum !== undefined && v.minimum !== null ? num(v.minimum) : (value >= 0 ? 0 : value - 10);
+      const high = v.maximum !== undefined && v.maximum !== null ? num(v.maximum) : value + 10;
       const span = v.type === "integer" ? 5 : Math.max(1, Math.abs(value));
-      this.from.value = String(Math.max(Number(low), v.type === "integer" ? value - span : 0));
-      this.to.value = String(Math.min(Number(high), value + span));
-      this.step.value = v.type === "integer" ? "1" : String((Number(this.to.value) - Number(this.from.value)) / 10 || 1);
+      const from = Math.max(low, v.type === "integer" ? value - span : 0);
+      const to = Math.min(high, value + span);
+      this.from.value = text(from);
+      this.to.value = text(to);
+      this.step.value = v.type === "integer" ? "1" : text((to - from) / 10 || 1);
     }
     this.showRange();
   }
