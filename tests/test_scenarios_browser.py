@@ -251,6 +251,12 @@ def test_a_battles_scenario_refuses_a_trials_box_it_cannot_run_and_counts_one_tr
     assert status == f"Done: up to {BATTLE_TRIALS} trials a point.", status
     answer = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".target-answer"))
     assert answer.startswith("Cannot tell") and "allow more trials a point" in answer, answer
+    # The widget's own run of one battle says so in the singular too.
+    driver.call("(s) => { document.querySelector(s).value = '1'; }", f"#{BATTLE} input.sim-trials")
+    driver.call(CLICK, f"#{BATTLE} [data-action=sim-run]")
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", f"#{BATTLE} .widget-sim", timeout=60)
+    announce = driver.call("(s) => document.querySelector(s).textContent", f"#{BATTLE} .sim-announce")
+    assert announce == "Done: 1 trial.", announce
     assert driver.errors() == []
 
 
