@@ -72,8 +72,8 @@ def parse_target(raw: Any) -> Fraction:
     match = _TARGET_TEXT.fullmatch(text) if text is not None else None
     allowed = "above 0 % up to 50 %"
     if match is None:
-        raise InputError("precision", f"{shown(raw)} is not a precision; enter a percentage above 0 and up to 50, "
-                         "such as 1%", allowed)
+        said = "nothing entered" if text == "" else f"{shown(raw)} is not a precision"  # not "'' is not a precision"
+        raise InputError("precision", f"{said}; enter a percentage above 0 and up to 50, such as 1%", allowed)
     target = Fraction(match.group(1)) / 100
     if not 0 < target <= MAX_TARGET:
         raise InputError("precision", f"±{match.group(1)}% is not a precision a run can aim at; enter a percentage "

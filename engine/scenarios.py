@@ -919,9 +919,16 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
         else:
             msg = f"{_label(raw[first_hit])} is the {direction} value that reaches it (exact)."
             if not monotone:
-                misses = [_label(raw[i]) for i in order[order.index(first_hit):] if status[i] == "short"]
-                msg += (f" The figure is not monotone along {out['label']}: it falls short again at "
-                        f"{', '.join(misses[:5])}.")
+                after = [i for i in order[order.index(first_hit):] if status[i] != "error"]
+                misses = [_label(raw[i]) for i in after if status[i] == "short"]
+                shown_misses = ", ".join(misses[:5]) + (f" and {len(misses) - 5} more" if len(misses) > 5 else "")
+                back = after.index(next(i for i in after if status[i] == "short"))
+                if "reaches" in [status[i] for i in after[back:]]:  # short, then reaching again: up and down
+                    msg += (f" The figure is not monotone along {out['label']}: it falls short again at "
+                            f"{shown_misses}.")
+                else:  # one stretch that reaches, then short to the end: it may simply run the other way
+                    msg += (f" The figure reaches it only as far as {_label(raw[after[back - 1]])}: past that it "
+                            f"falls short, at {shown_misses}.")
             out.update(found=raw[first_hit], message=msg)
     else:
         cap = _bounded(max_trials if max_trials is not None else 4 * w.trials, "max_trials", 1, MAX_TARGET_TRIALS)
@@ -983,12 +990,12 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
         elif hit is not None:
             found = None
             msg = (f"Cannot tell between {_label(raw[unsure[0]])} and {_label(raw[hit])} at this precision: "
-                   f"{'run more trials' if open_ else 'raise the trial budget'} to decide.")
+                   f"{'run more trials' if open_ else 'allow more trials a point'} to decide.")
             out["between"] = [raw[unsure[0]], raw[hit]]
         else:
             found = None
             msg = (f"Cannot tell whether {_label(raw[unsure[0]])} or a value after it reaches it at this precision; "
-                   f"{'run more trials' if open_ else 'raise the trial budget'}.")
+                   f"{'run more trials' if open_ else 'allow more trials a point'}.")
             out["between"] = [raw[unsure[0]], None]
         out.update(found=found, message=msg, done=not open_, seed=seed, max_trials=cap,
                    confidence=fraction_text(w.confidence),

@@ -19,6 +19,7 @@ import pytest
 
 from engine import api, precision, widgets
 from engine.montecarlo import Tally
+from engine.schema import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -164,6 +165,14 @@ def test_infinity_in_the_request_is_refused_too():
                                         (".25", Fraction(1, 400)), ("50", Fraction(1, 2)), (3, Fraction(3, 100))])
 def test_precisions_read_as_percentages(good, share):
     assert precision.parse_target(good) == share
+
+
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_a_blank_precision_is_said_as_nothing_entered(blank):
+    """The box left empty used to be refused as "'' is not a precision"."""
+    with pytest.raises(InputError) as caught:
+        precision.parse_target(blank)
+    assert caught.value.message == "nothing entered; enter a percentage above 0 and up to 50, such as 1%"
 
 
 def test_a_widget_without_a_run_refuses_a_precision():

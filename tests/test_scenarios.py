@@ -225,8 +225,11 @@ def test_target_on_exact_figures_equals_a_linear_scan(w):
                 valid = [good for p, good in zip(pts, ok) if val(p) is not None]
                 mono = True not in valid or all(valid[valid.index(True):])
                 assert got["monotone"] == mono
-                if not mono:
-                    assert "not monotone" in got["message"]
+                if not mono:  # one stretch that reaches and then falls short, or short and reaching again
+                    assert "falls short" in got["message"]
+                    rest = valid[valid.index(True):]
+                    back = rest.index(False)
+                    assert ("not monotone" in got["message"]) == (True in rest[back:])
 
 
 def test_target_says_when_the_figure_is_not_monotone():
@@ -239,6 +242,23 @@ def test_target_says_when_the_figure_is_not_monotone():
     assert got["found"] == 1 + probs.index(thr)
     ok = [p >= thr for p in probs]
     assert got["monotone"] == all(ok[ok.index(True):])
+
+
+def test_target_calls_a_figure_not_monotone_only_when_it_reaches_the_threshold_again():
+    """A figure that falls all the way along its range reaches an "at least" threshold on one stretch from the
+    start: the answer used to call it "not monotone"; it says where it stops reaching. Short, then reaching
+    again, is not monotone and is said so."""
+    w = widgets.get("atg.capitulation")
+    falling = scenarios.target(w.id, {}, "capitulation", "80%", {"input": "readiness", "from": 0, "to": 10})
+    assert falling["found"] == 0 and not falling["monotone"]
+    assert falling["message"] == ("0 is the least value that reaches it (exact). The figure reaches it only as far "
+                                  "as 5: past that it falls short, at 6, 7, 8, 9, 10.")
+    both_ways = scenarios.target(w.id, {}, "capitulation", "80%", {"input": "readiness", "values": [0, 10, 1]})
+    assert both_ways["found"] == 0
+    assert both_ways["message"] == ("0 is the least value that reaches it (exact). The figure is not monotone along "
+                                    "Readiness: it falls short again at 10.")
+    many = scenarios.target(w.id, {}, "capitulation", "80%", {"input": "readiness", "from": 0, "to": 20})
+    assert many["message"].endswith("at 6, 7, 8, 9, 10 and 10 more.")
 
 
 def test_estimated_target_decides_only_with_its_intervals():
@@ -270,6 +290,9 @@ def test_estimated_target_cannot_tell_rather_than_guess():
     assert statuses[1] == "unsure"
     assert got["found"] is None
     assert got["message"].startswith("Cannot tell")
+    # its budget spent: the way on is more trials a point (the page's Trials box), not a "trial budget" it has no
+    # control for
+    assert got["message"].endswith("allow more trials a point to decide."), got["message"]
     assert got["between"][0] in (1, 2)
 
 

@@ -142,6 +142,124 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     assert driver.errors() == []
 
 
+@browsers("chromium")
+def test_a_refused_range_clears_the_earlier_chart_and_keeps_the_pinned_a_in_the_link(driver, site_url):
+    """A sweep the engine refuses (a range that ends before it starts) used to leave the last range's chart
+    under its "Not run" line, as if it were the answer, and dropped the whole scenario from the link: the pinned
+    A still on the page was gone on reload."""
+    open_live(driver, site_url + SG_PAGE)
+    driver.call(OPEN, f"#{SG}")
+    driver.call(CLICK, panel(SG, "[data-action=pin]"))
+    driver.call(SET, f"#{SG}--hex_sides", "3")
+    vary(driver, SG, "attacker.attack_value", "1", "8")
+    driver.call(CLICK, panel(SG, "[data-action=sweep]"))
+    wait_done(driver, SG, timeout=30)
+    scenario_link(driver, SG, lambda state: "a" in state and "s" in state)
+    driver.call(SET, panel(SG, "input.vary-from"), "9")
+    driver.call(SET, panel(SG, "input.vary-to"), "1")
+    driver.call(CLICK, panel(SG, "[data-action=sweep]"))
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'failed'", panel(SG, ".scenario-result"), timeout=30)
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(SG, ".scenario-status"))
+    assert status == "Not run: to: the range ends before it starts.", status
+    link = scenario_link(driver, SG, lambda state: "a" in state and "s" not in state)
+    assert driver.call("(s) => document.querySelector(s).innerHTML", panel(SG, ".scenario-result")) == ""
+    open_live(driver, link)
+    driver.wait("(s) => !document.querySelector(s).hidden && document.querySelector(s).textContent !== ''",
+                panel(SG, ".scenario-compare"), timeout=30)
+    assert driver.errors() == []
+
+
+@browsers("chromium")
+def test_an_input_whose_value_is_a_fraction_gets_a_range_that_sweeps(driver, site_url):
+    """Choosing an input whose value the engine gives as a fraction (AT Gold's concentric factor for one side,
+    1/10) filled the range as "0 to NaN", and Sweep then said "'NaN' is not a number"."""
+    page, instance = "atg/the-combat-loop.html", "atg-concentric"
+    open_live(driver, site_url + page)
+    driver.call(OPEN, f"#{instance}")
+    vary(driver, instance, "rules.concentric_1")
+    fields = driver.call("(p) => ['from', 'to', 'step'].map((f) => document.querySelector(p + 'input.vary-' + f).value)",
+                         panel(instance, ""))
+    assert fields == ["0", "1.1", "0.11"], fields
+    driver.call(CLICK, panel(instance, "[data-action=sweep]"))
+    wait_done(driver, instance, timeout=30)
+    w = widgets.get("atg.concentric")
+    spec = {"input": "rules.concentric_1", "from": "0", "to": "1.1", "step": "0.11"}
+    shows(driver, panel(instance, ".scenario-result"),
+          scenarios.sweep(w.id, w.validate(base_inputs(driver, instance)), spec, render=True)["html"],
+          "the sweep over a fraction's default range")
+    assert driver.errors() == []
+
+
+@browsers("chromium")
+def test_inputs_with_an_error_are_not_pinned_as_a(driver, site_url):
+    """Pin as A with an error in the form used to pin it: once the form was mended, every comparison still
+    said "Not run: attacker.attack_value: 'abc' is not a whole number", a value the form no longer showed."""
+    open_live(driver, site_url + SG_PAGE)
+    driver.call(OPEN, f"#{SG}")
+    driver.call(SET, f"#{SG}--attacker-attack_value", "abc")
+    driver.call(CLICK, panel(SG, "[data-action=pin]"))
+    status = driver.wait("(s) => document.querySelector(s).textContent", panel(SG, ".scenario-status"), timeout=30)
+    assert status.startswith("Not pinned: attacker.attack_value: 'abc' is not a whole number"), status
+    assert driver.call("(s) => document.querySelector(s).hidden", panel(SG, "[data-action=unpin]"))
+    driver.call(SET, f"#{SG}--attacker-attack_value", "4")
+    driver.call(CLICK, panel(SG, "[data-action=pin]"))
+    driver.call(SET, f"#{SG}--hex_sides", "3")
+    w = widgets.get("small_general.combat")
+    base = base_inputs(driver, SG)
+    a = w.validate({**base, "attacker": {**base["attacker"], "attack_value": 4}})
+    b = w.validate({**base, "attacker": {**base["attacker"], "attack_value": 4}, "hex_sides": 3})
+    shows(driver, panel(SG, ".scenario-compare"), scenarios.compare(w.id, a, b, render=True)["html"],
+          "B against the A pinned once the form was mended")
+    assert driver.call("(s) => document.querySelector(s).textContent", panel(SG, ".scenario-status")) == ""
+    assert driver.errors() == []
+
+
+@browsers("chromium")
+def test_a_battles_scenario_refuses_a_trials_box_it_cannot_run_and_counts_one_trial_in_the_singular(driver,
+                                                                                                   site_url):
+    """With the trials box at 0 (or blank, or past the largest run) a battle's sweep used to run the widget's
+    1,000 trials a point without a word; it now says what the box needs. One trial is "1 trial"."""
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
+    driver.call(OPEN, f"#{BATTLE}")
+    vary(driver, BATTLE, "attacker.units.0.count", "1", "2")
+    for typed in ("0", "", "100001"):
+        driver.call("([s, v]) => { document.querySelector(s).value = v; }", [f"#{BATTLE} input.sim-trials", typed])
+        driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
+        driver.wait("(s) => document.querySelector(s).dataset.state === 'failed'", panel(BATTLE, ".scenario-result"),
+                    timeout=30)
+        status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+        assert status == "Not run: enter a whole number of trials from 1 to 100,000 in the Trials box.", (typed, status)
+    driver.call("(s) => { document.querySelector(s).value = '1'; }", f"#{BATTLE} input.sim-trials")
+    driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
+    wait_done(driver, BATTLE, timeout=120)
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == "Done: 1 trial a point.", status
+    # "What it takes" runs each point only as far as it needs: a threshold at point 2's own estimate leaves it
+    # undecided with the box's trials all spent. It used to say the fewest any point ran ("Done: 4 trials a
+    # point.") and to ask for a "trial budget" the page has no control for.
+    w = widgets.get("sgs.battle")
+    inputs = w.validate(base_inputs(driver, BATTLE))
+    spec = {"input": "attacker.units.0.count", "from": "1", "to": "2", "step": "1"}
+    first = scenarios.target(w.id, inputs, "attacker_won", "0.5", spec, count=BATTLE_TRIALS, max_trials=BATTLE_TRIALS)
+    threshold = first["points"][1]["figure"]["exact"]
+    driver.call("(s) => { document.querySelector(s).value = String(%d); }" % BATTLE_TRIALS, f"#{BATTLE} input.sim-trials")
+    driver.call(SET, panel(BATTLE, "select.target-figure"), "attacker_won")
+    driver.call(SET, panel(BATTLE, "input.target-threshold"), threshold)
+    driver.call(CLICK, panel(BATTLE, "[data-action=target]"))
+    wait_done(driver, BATTLE, timeout=120)
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == f"Done: up to {BATTLE_TRIALS} trials a point.", status
+    answer = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".target-answer"))
+    assert answer.startswith("Cannot tell") and "allow more trials a point" in answer, answer
+    # The widget's own run of one battle says so in the singular too.
+    driver.call("(s) => { document.querySelector(s).value = '1'; }", f"#{BATTLE} input.sim-trials")
+    driver.call(CLICK, f"#{BATTLE} [data-action=sim-run]")
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", f"#{BATTLE} .widget-sim", timeout=60)
+    announce = driver.call("(s) => document.querySelector(s).textContent", f"#{BATTLE} .sim-announce")
+    assert announce == "Done: 1 trial.", announce
+    assert driver.errors() == []
+
+
 @pytest.fixture(scope="module")
 def helper_stalling_site(built_site, tmp_path_factory) -> Iterator[str]:
     """The built site whose first extra worker's boot sticks (engine-start.js's test hook), with a short stall bound."""

@@ -31,6 +31,7 @@
 
 import { collect } from "./forms.js";
 import { SLOW_TRIAL_MS } from "./pool.js";
+import { MAX_TRIALS } from "./simulation.js";
 
 // A battle call aims at this long at first, so Stop and the page's other requests never wait for more.
 const CALL_MS = 200;
@@ -217,13 +218,22 @@ export class ScenarioPanel {
   chooseInput() {
     const v = this.entry();
     if (v && (v.type === "integer" || v.type === "number")) {
-      const value = Number(v.value);
-      const low = v.minimum ?? (value >= 0 ? 0 : value - 10);
-      const high = v.maximum ?? value + 10;
+      // The engine gives a number's value and bounds as text, a fraction as such ("1/10"), which Number() reads
+      // as NaN: the range once read "0 to NaN".
+      const num = (x) => {
+        const m = /^\s*(-?\d+)\s*\/\s*(\d+)\s*$/.exec(String(x));
+        return m ? Number(m[1]) / Number(m[2]) : Number(x);
+      };
+      const text = (x) => String(Number(x.toPrecision(12))); // 0.11, not 0.11000000000000001
+      const value = num(v.value);
+      const low = v.minimum !== undefined && v.minimum !== null ? num(v.minimum) : (value >= 0 ? 0 : value - 10);
+      const high = v.maximum !== undefined && v.maximum !== null ? num(v.maximum) : value + 10;
       const span = v.type === "integer" ? 5 : Math.max(1, Math.abs(value));
-      this.from.value = String(Math.max(Number(low), v.type === "integer" ? value - span : 0));
-      this.to.value = String(Math.min(Number(high), value + span));
-      this.step.value = v.type === "integer" ? "1" : String((Number(this.to.value) - Number(this.from.value)) / 10 || 1);
+      const from = Math.max(low, v.type === "integer" ? value - span : 0);
+      const to = Math.min(high, value + span);
+      this.from.value = text(from);
+      this.to.value = text(to);
+      this.step.value = v.type === "integer" ? "1" : text((to - from) / 10 || 1);
     }
     this.showRange();
   }
@@ -248,8 +258,18 @@ export class ScenarioPanel {
 
   // -- Pin as A --
 
-  pin() {
-    this.pinned = collect(this.w.form);
+  // Inputs the engine refuses are not pinned: an A with an error would refuse every comparison after the form
+  // is mended, naming a value the form no longer shows.
+  async pin() {
+    const inputs = collect(this.w.form);
+    const answer = await this.w.engine.call({ op: "scenario_link", widget: this.w.widget, base: this.w.base,
+                                              pinned: inputs });
+    if (answer.error) {
+      this.say(`Not pinned: ${answer.error.message}.`, true);
+      return;
+    }
+    this.say("");
+    this.pinned = inputs;
     this.unpinButton.hidden = false;
     this.pinButton.textContent = "Pin these inputs as A instead";
     this.compare();
@@ -349,7 +369,13 @@ export class ScenarioPanel {
     const run = { stopped: false };
     this.runs[which] = run;
     const message = { widget: this.w.widget, seed: this.w.seed() ?? "1", render: true, ...request };
-    const trials = this.w.sim ? (this.w.sim.trials() ?? this.w.sim.root.dataset.trials) : null;
+    const trials = this.w.sim ? this.w.sim.trials() : null;
+    if (this.w.sim && trials === null) { // a battle runs as many trials as the box says: never a number it did not
+      this.finish(which, run, out);
+      this.failed(out, `Not run: enter a whole number of trials from 1 to ${MAX_TRIALS.toLocaleString("en")} `
+                       + "in the Trials box.", true);
+      return;
+    }
     out.setAttribute("aria-busy", "true");
     out.dataset.state = "running";
     if (this.estimator) this.stopButton.disabled = false;
@@ -365,6 +391,7 @@ export class ScenarioPanel {
     let count = FIRST_COUNT;
     let first = 0;
     let carried = {};
+    let drawn = false; // whether this run has shown figures of its own yet
     const began = performance.now();
     for (;;) {
       if (run.stopped) break;
@@ -377,11 +404,11 @@ export class ScenarioPanel {
       if (answer.error) {
         this.draw(run, out, null, null, true);
         this.finish(which, run, out);
-        out.dataset.state = "failed";
-        this.say(`Not run: ${answer.error.message}.`, true);
+        this.failed(out, `Not run: ${answer.error.message}.`, !drawn);
         return;
       }
       const r = answer.result;
+      drawn = true;
       if (!this.estimator || r.done) {
         this.draw(run, out, r.html, this.estimator ? `Done: ${this.trialsText(r)}.` : "", true);
         this.finish(which, run, out);
@@ -559,8 +586,7 @@ export class ScenarioPanel {
     if (failed && !run.stopped) {
       this.draw(run, out, null, null, true);
       this.finish(which, run, out);
-      out.dataset.state = "failed";
-      this.say(`Not run: ${failed.error.message}.`, true);
+      this.failed(out, `Not run: ${failed.error.message}.`, !last);
       return;
     }
     this.stopped(which, run, out);
@@ -568,11 +594,22 @@ export class ScenarioPanel {
 
   // Trials done (`of`: out of the run's size): a sweep's points each say theirs (its `trials` is the run's
   // size, not what is done). "What it takes" has no size to say: it runs until its answer is clear.
+  // Its points run only as far as each needs (most stop after the first round), so it says the most any ran.
   trialsText(r, of = null) {
     const done = (r.points ?? []).map((p) => p.trials ?? p.figure?.trials).filter((n) => n !== undefined);
-    const n = done.length ? Math.min(...done) : (r.trials ?? 0);
+    const target = r.max_trials !== undefined;
+    const n = done.length ? (target ? Math.max(...done) : Math.min(...done)) : (r.trials ?? 0);
     const size = of === null ? "" : ` of ${Number(of).toLocaleString("en")}`;
-    return `${Number(n).toLocaleString("en")}${size} trials${r.points ? " a point" : ""}`;
+    const noun = n === 1 && !size ? "trial" : "trials"; // "1 trial", "1 of 20 trials"
+    return `${target ? "up to " : ""}${Number(n).toLocaleString("en")}${size} ${noun}${r.points ? " a point" : ""}`;
+  }
+
+  // A run refused or failed: said in the status; `clear`: it showed nothing of its own, so what an earlier run
+  // left there (another range, target or input) goes, and is not read as this one's answer.
+  failed(out, text, clear) {
+    if (clear) out.replaceChildren();
+    out.dataset.state = "failed";
+    this.say(text, true);
   }
 
   // Shows a running answer's figures (`html`) and status line (`text`; null: as they are): at once if `now`
@@ -631,7 +668,11 @@ export class ScenarioPanel {
     if (this.shown?.kind === "target") request.target = this.shown.goal;
     if (!this.pinned && !vary) this.state = "";
     else {
-      const answer = await this.w.engine.call(request);
+      let answer = await this.w.engine.call(request);
+      if (answer.error && this.pinned && vary) { // a range or target the engine refuses is left out; the pinned A stays
+        answer = await this.w.engine.call({ op: "scenario_link", widget: this.w.widget, base: this.w.base,
+                                            pinned: this.pinned });
+      }
       this.state = answer.error ? "" : answer.result.state;
     }
     this.w.site?.publishState();

@@ -22,6 +22,9 @@
 
 export const DEFAULT_TRIALS = 1000;
 export const MAX_TRIALS = 100_000;
+
+// "1 trial", "1,000 trials".
+const trialCount = (n) => `${n.toLocaleString("en")} ${n === 1 ? "trial" : "trials"}`;
 // After this long a run says its speed and the time left, and a change of
 // the inputs asks before it replaces the run (ms).
 export const RATE_AFTER_MS = 1000;
@@ -125,7 +128,7 @@ export class SimulationView {
     this.bar.max = trials;
     this.bar.value = 0;
     this.progressText.textContent = `0 of ${trials.toLocaleString("en")} trials`;
-    this.announce.textContent = `Running ${trials.toLocaleString("en")} trials.`;
+    this.announce.textContent = `Running ${trialCount(trials)}.`;
     this.result.setAttribute("aria-busy", "true");
     this.root.dataset.state = "running";
     const answer = await job.done;
@@ -149,7 +152,7 @@ export class SimulationView {
     this.root.dataset.workers = String(workers);
     const shared = workers > 1 ? ` on ${workers} workers` : "";
     this.progressText.textContent = `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials in ${formatMs(elapsed)}${shared}`;
-    this.announce.textContent = `Done: ${done.toLocaleString("en")} trials.`;
+    this.announce.textContent = `Done: ${trialCount(done)}.`;
     this.root.dataset.state = "done";
     this.section.dispatchEvent(new CustomEvent("widget-estimate", { bubbles: true,
                                                                    detail: { trials: done, tally: answer.result.tally, seed } }));
@@ -220,7 +223,7 @@ export class SimulationView {
     this.root.dataset.trialsDone = String(status.trials);
     this.root.dataset.workers = String(answer.result.workers ?? 1); // of the last stage
     this.progressText.textContent = `${status.sentence} ${formatMs(elapsed)}.`;
-    this.announce.textContent = `Done: ${status.trials.toLocaleString("en")} trials. ${status.sentence}`;
+    this.announce.textContent = `Done: ${trialCount(status.trials)}. ${status.sentence}`;
     this.root.dataset.state = "done";
     this.section.dispatchEvent(new CustomEvent("widget-estimate", { bubbles: true,
                                                                    detail: { trials: status.trials, tally, seed } }));

@@ -147,6 +147,7 @@ function fakePanel(main) {
     said: [],
     say(text) { this.said.push(text); },
     finish() {},
+    failed: ScenarioPanel.prototype.failed,
     trialsText: ScenarioPanel.prototype.trialsText,
     draw: ScenarioPanel.prototype.draw,
     stopped: ScenarioPanel.prototype.stopped,
@@ -279,6 +280,19 @@ test("a refusal from either engine ends the run with its message", async () => {
   await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "compare", render: true }, 500, helper);
   assert.equal(out.dataset.state, "failed");
   assert.equal(panel.said.at(-1), "Not run: the page engine said no.");
+});
+
+test("a run refused at its first call clears what an earlier run left; one that showed figures keeps them", async () => {
+  const refuse = { call: async () => ({ error: { type: "InputError", message: "to: the range ends before it starts" } }) };
+  for (const [main, helper, kept] of [[refuse, refuse, false], [refuse, fakeEngine("helper", [], { delay: () => 1 }), true]]) {
+    const panel = fakePanel(main);
+    let cleared = false;
+    const out = { dataset: {}, innerHTML: "<p>an earlier range's chart</p>", replaceChildren() { cleared = true; } };
+    await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "compare", render: true },
+                                              500, helper);
+    assert.equal(out.dataset.state, "failed");
+    assert.equal(cleared, !kept);
+  }
 });
 
 test("the page engine steps aside while the reader's changes ask it, and joins once they stop", async () => {
