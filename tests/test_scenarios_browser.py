@@ -169,6 +169,28 @@ def test_a_refused_range_clears_the_earlier_chart_and_keeps_the_pinned_a_in_the_
     assert driver.errors() == []
 
 
+@browsers("chromium", "firefox")
+def test_enter_in_a_panel_field_runs_that_parts_button(driver, site_url):
+    """Enter in the range's last field sweeps, in the threshold finds, as a form's submit would; it did nothing."""
+    open_live(driver, site_url + SG_PAGE)
+    w = widgets.get("small_general.combat")
+    base = w.validate(base_inputs(driver, SG))
+    driver.call(OPEN, f"#{SG}")
+    vary(driver, SG, "attacker.attack_value", "1", "8")
+    enter = """(s) => { const f = document.querySelector(s); f.focus();
+        f.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true, cancelable: true})); }"""
+    driver.call(enter, panel(SG, "input.vary-step"))
+    spec = {"input": "attacker.attack_value", "from": "1", "to": "8", "step": "1"}
+    shows(driver, panel(SG, ".scenario-result"), scenarios.sweep(w.id, base, spec, render=True)["html"],
+          "the sweep Enter ran")
+    driver.call(SET, panel(SG, "select.target-figure"), "defender_retreats")
+    driver.call(SET, panel(SG, "input.target-threshold"), "20%")
+    driver.call(enter, panel(SG, "input.target-threshold"))
+    shows(driver, panel(SG, ".scenario-result"),
+          scenarios.target(w.id, base, "defender_retreats", "20%", spec, render=True)["html"], "what Enter found")
+    assert driver.errors() == []
+
+
 @browsers("chromium")
 def test_an_input_whose_value_is_a_fraction_gets_a_range_that_sweeps(driver, site_url):
     """Choosing an input whose value the engine gives as a fraction (AT Gold's concentric factor for one side,

@@ -121,6 +121,14 @@ export class ScenarioPanel {
     this.root.addEventListener("toggle", () => { if (this.root.open && !this.varies) this.loadVaries(); });
     this.inputSelect.addEventListener("change", () => this.chooseInput());
     this.luckSelect.addEventListener("change", () => this.showLuckNumber());
+    // Enter in a field runs its part's button (Sweep, Find, How rare), as a form's submit would.
+    this.root.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" || event.target.tagName !== "INPUT") return;
+      const button = event.target.closest("fieldset")?.querySelector("button[data-action]");
+      if (!button || button.disabled) return;
+      event.preventDefault();
+      button.click();
+    });
   }
 
   setLive(live) {
