@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import random
@@ -83,6 +84,7 @@ def trial_rng(seed: int, index: int) -> random.Random:
     return random.Random(trial_seed(seed, index))
 
 
+@functools.lru_cache(maxsize=64)  # a run asks for the same one for every figure of every call
 def z_score(confidence: Fraction) -> float:
     """The two-sided normal quantile of a confidence level, rounded to 12 decimals.
 
@@ -92,18 +94,9 @@ def z_score(confidence: Fraction) -> float:
     >>> z_score(Fraction(95, 100))
     1.95996398454
     """
-    z = _Z_SCORES.get(confidence)
-    if z is None:
-        if not 0 < confidence < 1:
-            raise ValueError("a confidence level lies strictly between 0 and 1")
-        if len(_Z_SCORES) >= 64:
-            _Z_SCORES.clear()
-        z = _Z_SCORES[confidence] = round(NormalDist().inv_cdf(float(1 - (1 - confidence) / 2)), 12)
-    return z
-
-
-_Z_SCORES: dict[Fraction, float] = {}
-"""The quantiles asked for so far (a run asks for the same one for every figure of every call)."""
+    if not 0 < confidence < 1:
+        raise ValueError("a confidence level lies strictly between 0 and 1")
+    return round(NormalDist().inv_cdf(float(1 - (1 - confidence) / 2)), 12)
 
 
 @dataclass(frozen=True)

@@ -234,7 +234,8 @@ class Widget:
             values = self.validate(raw)
             return values, lambda seed: self.tally_key(values, seed)
         cache = _RUN_CACHE.setdefault(self.id, {})
-        entry = cache.get(text)
+        name = _run_name(text)
+        entry = cache.get(name)
         if entry is None:
             values = self.validate(raw)
             keys: dict[int, str] = {}
@@ -243,16 +244,13 @@ class Widget:
                 if seed not in keys:
                     keys[seed] = self.tally_key(values, seed)
                 return keys[seed]
-            named = _RUN_NAMES.setdefault(self.id, {})
             if len(cache) >= _RUN_CACHE_SIZE:
-                named.pop(_run_name(next(iter(cache))), None)
                 cache.pop(next(iter(cache)))
-            entry = cache[text] = (values, key)
-            named[_run_name(text)] = text
+            entry = cache[name] = (values, key)
         return entry
 
     def run_inputs_name(self, raw: Any) -> str | None:
-        """A short name for inputs that :meth:`run_inputs` holds, by which a later chunk may send them
+        """The name :meth:`run_inputs` holds these inputs by, with which a later chunk may send them
         (:meth:`named_run_inputs`); None for inputs that are not JSON data."""
         try:
             return _run_name(json.dumps(raw, separators=(",", ":")))
@@ -265,8 +263,7 @@ class Widget:
         A run's chunks send the same inputs each time (AT Gold's 40 against 40: 14 KB of JSON, whose parsing
         and checking cost a chunk in the browser about half a battle); once named, a chunk sends the name.
         """
-        text = _RUN_NAMES.get(self.id, {}).get(name) if isinstance(name, str) else None
-        return None if text is None else _RUN_CACHE.get(self.id, {}).get(text)
+        return _RUN_CACHE.get(self.id, {}).get(name) if isinstance(name, str) else None
 
     def estimate(self, values: dict[str, Any], seed: int, first: int, count: int,
                  tally: Tally | None = None, key: str | None = None) -> Tally:
@@ -358,8 +355,7 @@ class Widget:
 
 _BASE_CACHE: dict[str, dict[str, dict[str, Any]]] = {}
 _RUN_CACHE: dict[str, dict[str, tuple[dict[str, Any], Callable[[int], str]]]] = {}
-_RUN_NAMES: dict[str, dict[str, str]] = {}
-"""The inputs :data:`_RUN_CACHE` holds, per widget, by their name (:meth:`Widget.run_inputs_name`)."""
+"""Validated run inputs per widget, by the name of their JSON text (:meth:`Widget.run_inputs_name`)."""
 _RUN_CACHE_SIZE = 64
 """Distinct inputs whose validation Monte Carlo chunks share, per widget: a page runs one or two at a time,
 but a battle's sweep runs each of its points (up to 61, :data:`engine.scenarios.MAX_POINTS`) in every call."""

@@ -31,7 +31,7 @@
 
 import { collect } from "./forms.js";
 import { SLOW_TRIAL_MS } from "./pool.js";
-import { MAX_TRIALS } from "./simulation.js";
+import { MAX_TRIALS, trialCount } from "./simulation.js";
 
 // A battle call aims at this long at first, so Stop and the page's other requests never wait for more.
 const CALL_MS = 200;
@@ -608,8 +608,8 @@ export class ScenarioPanel {
     const target = r.max_trials !== undefined;
     const n = done.length ? (target ? Math.max(...done) : Math.min(...done)) : (r.trials ?? 0);
     const size = of === null ? "" : ` of ${Number(of).toLocaleString("en")}`;
-    const noun = n === 1 && !size ? "trial" : "trials"; // "1 trial", "1 of 20 trials"
-    return `${target ? "up to " : ""}${Number(n).toLocaleString("en")}${size} ${noun}${r.points ? " a point" : ""}`;
+    const count = size ? `${Number(n).toLocaleString("en")}${size} trials` : trialCount(Number(n)); // "1 of 20 trials"
+    return `${target ? "up to " : ""}${count}${r.points ? " a point" : ""}`;
   }
 
   // A run refused or failed: said in the status; `clear`: it showed nothing of its own, so what an earlier run
@@ -646,7 +646,7 @@ export class ScenarioPanel {
   // began leaves the output to that run.
   stopped(which, run, out) {
     clearTimeout(run.timer);
-    const owner = this.runs?.[which];
+    const owner = this.runs[which];
     if (owner && owner !== run) return;
     this.draw(run, out, null, null, true);
     this.finish(which, run, out);

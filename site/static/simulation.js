@@ -24,7 +24,7 @@ export const DEFAULT_TRIALS = 1000;
 export const MAX_TRIALS = 100_000;
 
 // "1 trial", "1,000 trials".
-const trialCount = (n) => `${n.toLocaleString("en")} ${n === 1 ? "trial" : "trials"}`;
+export const trialCount = (n) => `${n.toLocaleString("en")} ${n === 1 ? "trial" : "trials"}`;
 // After this long a run says its speed and the time left, and a change of
 // the inputs asks before it replaces the run (ms).
 export const RATE_AFTER_MS = 1000;

@@ -145,6 +145,7 @@ function fakePanel(main) {
   return {
     w: { engine: main, section: { dispatchEvent() {} } },
     said: [],
+    runs: { result: null, compare: null },
     say(text) { this.said.push(text); },
     finish() {},
     failed: ScenarioPanel.prototype.failed,
@@ -245,7 +246,7 @@ test("Stop draws the last answer that came; a run that a new one replaced draws 
     const helper = fakeEngine("helper", calls, { delay: () => 30 });
     const main = fakeEngine("main", calls, { delay: () => 1 });
     const given = answered(helper);
-    const panel = { ...fakePanel(main), runs: { result: null } };
+    const panel = fakePanel(main);
     const out = drawnOutput();
     const run = { stopped: false };
     panel.runs.result = run;
