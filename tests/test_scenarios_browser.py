@@ -38,7 +38,8 @@ def wait_done(driver, instance: str, timeout: float) -> None:
     def said() -> str:
         state = driver.call("(s) => document.querySelector(s).dataset.state", panel(instance, ".scenario-result"))
         status = driver.call("(s) => document.querySelector(s).textContent", panel(instance, ".scenario-status"))
-        return f"{state}: {status!r}; console: {driver.errors()}"
+        detail = driver.call("(s) => document.querySelector(s).dataset.detail ?? ''", panel(instance, ".scenario-result"))
+        return f"{state}: {status!r}; detail: {detail!r}; console: {driver.errors()}"
     try:
         driver.wait(ENDED, f"#{instance}", timeout=timeout)
     except TimeoutError as error:

@@ -412,7 +412,7 @@ export class ScenarioPanel {
       if (answer.error) {
         this.draw(run, out, null, null, true);
         this.finish(which, run, out);
-        this.failed(out, `Not run: ${answer.error.message}.`, !drawn);
+        this.failed(out, `Not run: ${answer.error.message}.`, !drawn, answer.error.detail);
         return;
       }
       const r = answer.result;
@@ -594,7 +594,7 @@ export class ScenarioPanel {
     if (failed && !run.stopped) {
       this.draw(run, out, null, null, true);
       this.finish(which, run, out);
-      this.failed(out, `Not run: ${failed.error.message}.`, !last);
+      this.failed(out, `Not run: ${failed.error.message}.`, !last, failed.error.detail);
       return;
     }
     this.stopped(which, run, out);
@@ -613,9 +613,12 @@ export class ScenarioPanel {
   }
 
   // A run refused or failed: said in the status; `clear`: it showed nothing of its own, so what an earlier run
-  // left there (another range, target or input) goes, and is not read as this one's answer.
-  failed(out, text, clear) {
+  // left there (another range, target or input) goes, and is not read as this one's answer. An error of ours
+  // keeps its `detail` (never shown to a reader) on the output, for developers and tests to read.
+  failed(out, text, clear, detail = undefined) {
     if (clear) out.replaceChildren();
+    if (detail) out.dataset.detail = String(detail).slice(0, 500);
+    else delete out.dataset.detail;
     out.dataset.state = "failed";
     this.say(text, true);
   }
