@@ -314,7 +314,8 @@ def shared_run(widget, inputs, seed, trials, rand):
                 helper, pending, front = answer["tally"], [], front + n
                 if "stage" in answer:
                     stage = answer["stage"]
-                    assert stage["from"] == c
+                    # this stage's, or the next's when this call completed it (the page engine's parts all in)
+                    assert stage["from"] == c or stage["from"] == e and front == cut == back, (stage, c, e)
                 continue
             if c and stage is None or c and stage["from"] != c:  # the page engine waits for the stage's readings
                 answer = helper_call(c, 0, pending)
@@ -333,7 +334,7 @@ def shared_run(widget, inputs, seed, trials, rand):
     return at_checkpoints
 
 
-@pytest.mark.parametrize("widget, inputs, trials, seeds", [("sgs.battle", {}, STOP_TRIALS, (1, 2)),
+@pytest.mark.parametrize("widget, inputs, trials, seeds", [("sgs.battle", {}, STOP_TRIALS, (0, 1, 2)),
                                                           ("atg.battle", SMALL_ATG, 520, (4,))])
 def test_any_split_of_each_stage_between_two_engines_gives_the_one_engine_answer(widget, inputs, trials, seeds):
     """Split between two states and merged by `parts`, each stage's trials give the tally and HTML one engine
