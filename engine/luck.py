@@ -166,7 +166,9 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
                           "at_most": {"float": at_most / n, "low": lo.low, "high": lo.high},
                           "at_least": {"float": at_least / n, "low": hi.low, "high": hi.high}})
             side, p = ("or fewer", at_most / n) if at_most <= at_least else ("or more", at_least / n)
-            lines.append(f"{number_label(name)} {value} {side}: {_one_in(p)}.")
+            if value == 0 and side == "or fewer":  # nothing is fewer than none
+                side = ""
+            lines.append(f"{number_label(name)} {value}{' ' + side if side else ''}: {_one_in(p)}.")
         out.update(seed=seed, trials=n, next=first + count, done=n >= total, tally=t.to_json(), parts=parts,
                    confidence=fraction_text(w.confidence))
         out["sentence"] = " ".join(lines)

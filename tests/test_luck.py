@@ -54,6 +54,11 @@ def test_a_battles_result_is_placed_by_the_estimate_of_the_same_trials_with_inte
     rest = luck.luck(w.id, {}, {"rounds": 3}, seed=3, trials=200, first=100, count=100, tally=half["tally"])
     whole = luck.luck(w.id, {}, {"rounds": 3}, seed=3, trials=200)
     assert rest["parts"] == whole["parts"] and rest["done"] and not half["done"]
+    # None is the fewest there can be: a count of 0 is said as such, not "0 or fewer"; above it, the tail
+    # is named.
+    none = luck.luck(w.id, {}, {"attacker.eliminated": 0}, seed=3, trials=200)
+    assert none["sentence"].startswith("Attacker eliminated 0: ") and "or fewer" not in none["sentence"], none
+    assert " or fewer: " in a["sentence"] or " or more: " in a["sentence"], a["sentence"]
 
 
 @pytest.mark.parametrize("widget_id, observed, field", [
