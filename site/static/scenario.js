@@ -64,6 +64,15 @@ export const DRAW_MS = 500;
 // trial costs.
 const always = () => globalThis.rulesExplorerScenarioShare === "always";
 
+// A step of about `x` that reads well: 1, 2 or 5 times a power of ten (a range of 0 to 6 goes by halves,
+// not by 0.6, whose points read 3/5, 6/5, ...).
+export function roundStep(x) {
+  if (!(x > 0) || !Number.isFinite(x)) return 0;
+  const power = 10 ** Math.floor(Math.log10(x));
+  const f = x / power;
+  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * power;
+}
+
 function option(value, text, selected) {
   const o = document.createElement("option");
   o.value = value;
@@ -241,7 +250,7 @@ export class ScenarioPanel {
       const to = Math.min(high, value + span);
       this.from.value = text(from);
       this.to.value = text(to);
-      this.step.value = v.type === "integer" ? "1" : text((to - from) / 10 || 1);
+      this.step.value = v.type === "integer" ? "1" : text(roundStep((to - from) / 10) || 1);
     }
     this.showRange();
   }

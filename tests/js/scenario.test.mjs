@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 globalThis.document ??= { addEventListener() {} }; // forms.js listens on the document when imported
-const { ScenarioPanel, DRAW_MS } = await import("../../site/static/scenario.js");
+const { ScenarioPanel, DRAW_MS, roundStep } = await import("../../site/static/scenario.js");
 
 // One point's state: the trial ranges it holds and the sum of their indices.
 const empty = () => ({ ranges: [], sum: 0, n: 0 });
@@ -398,4 +398,10 @@ test("a battle's scenario waits for the extra worker started in place of one giv
   const none = { size: 2, spawn: () => {}, helpers: [link(false)], startHelpers() {} };
   assert.equal(await ScenarioPanel.prototype.worker.call({ ...panel, w: { engine: page, site: { pool: none } } }), page,
                "no extra worker came: the page's own engine");
+});
+
+test("a number's default step is a tenth of its range, rounded to 1, 2 or 5 times a power of ten", () => {
+  const cases = [[0.6, 0.5], [0.11, 0.1], [0.25, 0.2], [3, 2], [0.06, 0.05], [7.5, 10], [1, 1], [40, 50], [0, 0], [NaN, 0],
+                 [-1, 0], [Infinity, 0]];
+  for (const [range, step] of cases) assert.equal(Number(roundStep(range).toPrecision(12)), step, `a tenth of ${range}`);
 });
