@@ -46,7 +46,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from html import escape
-from typing import Any
+from typing import Any, Final
 
 from . import linkstate, montecarlo, widgets
 from .figures import Figure
@@ -1039,11 +1039,15 @@ def read_pin_state(w: widgets.Widget, text: str, base: Mapping[str, Any]) -> tup
 
 
 def scenario_state(w: widgets.Widget, base: Mapping[str, Any], *, pin: Mapping[str, Any] | None = None,
-                   vary: Mapping[str, Any] | None = None, goal: Mapping[str, Any] | None = None) -> str:
-    """One compact link text (:func:`engine.linkstate.pack`) for a pinned A, a sweep and a target.
+                   vary: Mapping[str, Any] | None = None, goal: Mapping[str, Any] | None = None,
+                   luck: Any = None, assumptions: bool = False) -> str:
+    """One compact link text (:func:`engine.linkstate.pack`) for a pinned A and what the panel shows: a sweep
+    and a target, how rare a result is, or which assumptions matter.
 
     ``pin``: validated inputs; ``vary``: a sweep's spec (``input`` and ``values`` or ``from``/``to``/``step``);
-    ``goal``: a target's ``figure``, ``threshold``, ``goal`` and ``direction`` (over the sweep's range).
+    ``goal``: a target's ``figure``, ``threshold``, ``goal`` and ``direction`` (over the sweep's range);
+    ``luck``: what happened, as :func:`engine.luck.luck` reads it (one entry: ``{"result": label}``,
+    ``{"ending": label}`` or ``{name: count}``); ``assumptions``: the panel shows which assumptions matter.
     """
     data: dict[str, Any] = {}
     if pin is not None:
@@ -1052,19 +1056,40 @@ def scenario_state(w: widgets.Widget, base: Mapping[str, Any], *, pin: Mapping[s
         data["s"] = {k: jsonable(vary[k]) for k in ("input", "values", "from", "to", "step") if k in vary}
     if goal is not None:
         data["t"] = {k: jsonable(goal[k]) for k in ("figure", "threshold", "goal", "direction") if k in goal}
+    if luck is not None:
+        data["h"] = _linked_luck(luck)
+    if assumptions:
+        data["m"] = 1
     return linkstate.pack(data)
 
 
+MAX_LUCK_TEXT: Final = 200
+"""Longest name or label of what happened that a link keeps (the engine's longest is under 60)."""
+
+
+def _linked_luck(observed: Any) -> dict[str, str | int]:
+    """What happened, as a link keeps it: one name and its label or count; anything else is an InputError."""
+    def fits(x: Any) -> bool:
+        return isinstance(x, str) and 0 < len(x) <= MAX_LUCK_TEXT
+    if isinstance(observed, Mapping) and len(observed) == 1:
+        (name, value), = observed.items()
+        counted = isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**9
+        if fits(name) and (fits(value) or counted):
+            return {name: value}
+    raise InputError("luck", "what happened is not one result, ending or count", "such as {\"result\": \"DR\"}")
+
+
 def read_scenario_state(w: widgets.Widget, text: str, base: Mapping[str, Any]) -> tuple[dict[str, Any], list[InputError]]:
-    """The pinned A, sweep and target of :func:`scenario_state` text, each checked; rejected parts are reported
-    (``pin.…``, ``sweep``, ``target``) and left out."""
+    """The pinned A, sweep, target, luck and assumptions of :func:`scenario_state` text, each checked; rejected
+    parts are reported (``pin.…``, ``sweep``, ``target``, ``luck``, ``assumptions``) and left out."""
     errors: list[InputError] = []
     try:
         data = linkstate.unpack(text)
     except InputError as exc:
         why = getattr(exc, "why", exc.message)
-        return {}, [InputError("scenario", f"the link's scenario (a pinned A, a sweep or a target) could not be read "
-                               f"({why}); none is shown", "a scenario written by this site")]
+        return {}, [InputError("scenario", "the link's scenario (a pinned A, a sweep, a target, a result or the "
+                               f"assumptions) could not be read ({why}); none is shown",
+                               "a scenario written by this site")]
     if not isinstance(data, Mapping):
         return {}, [InputError("scenario", "the link's scenario could not be read (it is not one this site writes); "
                                "none is shown", "a scenario written by this site")]
@@ -1094,4 +1119,15 @@ def read_scenario_state(w: widgets.Widget, text: str, base: Mapping[str, Any]) -
             out["target"] = dict(t)
         else:
             errors.append(InputError("target", "the target is not one this widget can search", ""))
+    if "h" in data:
+        try:
+            out["luck"] = _linked_luck(data["h"])
+        except InputError as exc:
+            errors.append(InputError("luck", f"{exc.message}; how rare it is is not shown", exc.allowed))
+    if "m" in data:
+        if type(data["m"]) is int and data["m"] == 1:
+            out["assumptions"] = True
+        else:
+            errors.append(InputError("assumptions", "the link's 'which assumptions matter' part is not one this "
+                                     "site writes; it is not run", "1"))
     return out, errors

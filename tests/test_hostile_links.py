@@ -117,7 +117,8 @@ def test_a_link_that_cannot_be_read_is_said_at_the_widgets_top_in_plain_words(dr
     assert shown["inHeader"] and shown["fromTop"] < 200, shown
     assert 'the number of trials "1e99999": enter a whole number from 1 to 100,000' in shown["text"], shown["text"]
     assert "Not rolled: seed: '<script>' is not a seed" in shown["text"], shown["text"]
-    assert "the link's scenario (a pinned A, a sweep or a target) could not be read" in shown["text"], shown["text"]
+    assert ("the link's scenario (a pinned A, a sweep, a target, a result or the assumptions) could not be read"
+            in shown["text"]), shown["text"]
     assert shown["focus"] == f"{BATTLE}--trials"
     assert driver.call("(id) => document.getElementById(id).querySelector('.widget-sim').dataset.state", BATTLE) \
         == "prerendered"  # nothing ran

@@ -531,9 +531,31 @@ def test_scenario_link_round_trip_and_damaged_parts():
     back = ask({"op": "scenario_from_link", "widget": w.id, "state": text})
     assert {e["field"] for e in back["rejected"]} == {"pin.hex_sides", "sweep", "target"}
     assert back["pin"]["terrain"] == "town" and "sweep" not in back and "target" not in back
+    # how rare a result is, and which assumptions matter, travel too (the panel shows one of them at a time)
+    for extra, want in (({"luck": {"result": "DEF Retreat + Loss"}}, {"luck": {"result": "DEF Retreat + Loss"}}),
+                        ({"luck": {"defender.lost": 3}}, {"luck": {"defender.lost": 3}}),
+                        ({"assumptions": True}, {"assumptions": True})):
+        one = ask({"op": "scenario_link", "widget": w.id, "base": base, **extra})
+        back = ask({"op": "scenario_from_link", "widget": w.id, "base": base, "state": one["state"]})
+        assert back == {**want, "rejected": []}, back
+    bad_luck = ({"result": "DR", "ending": "x"}, ["result", "DR"], {"n": True}, {"n": -1}, {"n": 10**9}, {"n": 1.5},
+                {"result": "x" * 201}, {"": "DR"}, {"result": ""}, {"result": {"a": 1}}, {}, "DR", None)
+    for luck in bad_luck:
+        if luck is not None:
+            refused = ask({"op": "scenario_link", "widget": w.id, "base": base, "luck": luck})
+            assert refused["error"]["field"] == "luck", (luck, refused)
+        back = ask({"op": "scenario_from_link", "widget": w.id, "state": linkstate.pack({"h": luck, "m": luck})})
+        assert [e["field"] for e in back["rejected"]] == ["luck", "assumptions"], (luck, back)
+        assert "luck" not in back and "assumptions" not in back
+        assert back["rejected"][0]["message"].endswith("; how rare it is is not shown")
+    for m in (True, 2, 1.0, "1", [1]):
+        back = ask({"op": "scenario_from_link", "widget": w.id, "state": linkstate.pack({"m": m})})
+        assert [e["field"] for e in back["rejected"]] == ["assumptions"] and "assumptions" not in back, m
+    refused = ask({"op": "scenario_link", "widget": w.id, "base": base, "assumptions": "yes"})
+    assert refused["error"]["field"] == "assumptions"
     broken = ask({"op": "scenario_from_link", "widget": w.id, "state": made["state"][:-3]})
     assert broken["rejected"][0]["field"] == "scenario"
-    assert broken["rejected"][0]["message"].startswith("scenario: the link's scenario (a pinned A, a sweep or a target) "
+    assert broken["rejected"][0]["message"].startswith("scenario: the link's scenario (a pinned A, a sweep, a target, a result or the assumptions) "
                                                        "could not be read (the link is cut short); none is shown")
 
 

@@ -385,7 +385,8 @@ def test_a_damaged_scenario_link_is_said_at_the_widgets_top_and_the_panel_is_acc
     page = guarded_page
     w = widgets.get("small_general.combat")
     bad_pin = linkstate.pack({"a": {"hex_sides": 99}, "s": {"input": "nope"}})
-    for state, words in (("~1.zAAAA", "the link's scenario (a pinned A, a sweep or a target) could not be read"),
+    unread = "the link's scenario (a pinned A, a sweep, a target, a result or the assumptions) could not be read"
+    for state, words in (("~1.zAAAA", unread),
                          (bad_pin, "hex_sides")):
         page.goto(site_url + f"{SG_PAGE}?{SG}.scenario={quote(state, safe='~.')}&{SG}.hex_sides=2#{SG}")
         wait_until(page, "() => document.documentElement.dataset.widgetsLive === location.pathname", timeout=60_000)
@@ -448,8 +449,9 @@ def test_the_sentence_under_a_result_follows_the_inputs_and_leads_to_its_setting
 @browsers("chromium", "firefox", "webkit")
 def test_how_lucky_places_what_happened_as_cpython_does(driver, site_url):
     """Issue 22: say what happened (a calculator's result; a battle's number or ending) and see how rare it is,
-    exactly for a calculator, from the run's own trials for a battle; a blank number is said in words."""
-    from engine import luck
+    exactly for a calculator, from the run's own trials for a battle; a blank number is said in words. What
+    happened, and which assumptions matter, are kept in the link."""
+    from engine import luck, sensitivity
     open_live(driver, site_url + SG_PAGE)
     w = widgets.get("small_general.combat")
     inputs = w.validate(base_inputs(driver, SG))
@@ -457,8 +459,24 @@ def test_how_lucky_places_what_happened_as_cpython_does(driver, site_url):
     driver.wait(HAS_OPTION, panel(SG, "select.luck-what"), "result:DEF Retreat + Loss", timeout=30)
     driver.call(SET, panel(SG, "select.luck-what"), "result:DEF Retreat + Loss")
     driver.call(CLICK, panel(SG, "[data-action=luck]"))
-    shows(driver, panel(SG, ".scenario-result"), luck.luck(w.id, inputs, {"result": "DEF Retreat + Loss"}, render=True)["html"],
-          "how rare a calculator's result is")
+    expected = luck.luck(w.id, inputs, {"result": "DEF Retreat + Loss"}, render=True)["html"]
+    shows(driver, panel(SG, ".scenario-result"), expected, "how rare a calculator's result is")
+    # What happened travels in the link, which no longer keeps a sweep shown before it: opened afresh, the page
+    # says how rare it is again, the form showing the result it places.
+    vary(driver, SG, "terrain")
+    driver.call(CLICK, panel(SG, "[data-action=sweep]"))
+    driver.call(CLICK, panel(SG, "[data-action=luck]"))
+    link = scenario_link(driver, SG, lambda state: state == {"h": {"result": "DEF Retreat + Loss"}})
+    open_live(driver, link)
+    shows(driver, panel(SG, ".scenario-result"), expected, "how rare a result is, from the link")
+    assert driver.call("(s) => document.querySelector(s).value", panel(SG, "select.luck-what")) \
+        == "result:DEF Retreat + Loss"
+    # So does "Which assumptions matter".
+    driver.call(CLICK, panel(SG, "[data-action=assumptions]"))
+    link = scenario_link(driver, SG, lambda state: state == {"m": 1})
+    open_live(driver, link)
+    shows(driver, panel(SG, ".scenario-result"), sensitivity.sensitivity(w.id, inputs, render=True)["html"],
+          "which assumptions matter, from the link")
     b = widgets.get("sgs.battle")
     open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
     inputs = b.validate(base_inputs(driver, BATTLE))

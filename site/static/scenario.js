@@ -124,7 +124,7 @@ export class ScenarioPanel {
     this.estimator = Boolean(widget.sim);
     this.pinned = null; // the inputs pinned as A
     this.varies = null; // the engine's list of inputs that can vary (and the widget's figures)
-    this.shown = null; // what the result area shows: {kind: "sweep" | "target", vary, goal?}
+    this.shown = null; // what the result area shows: {kind: "sweep" | "target" | "luck" | "sensitivity", vary?, goal?, observed?}
     this.runs = { compare: null, result: null }; // runs going on, each {stopped}
     this.state = ""; // the scenario's compact link text (engine: scenario_link)
     this.root.addEventListener("toggle", () => { if (this.root.open && !this.varies) this.loadVaries(); });
@@ -346,18 +346,30 @@ export class ScenarioPanel {
     this.publish();
   }
 
-  // How rare what happened is, among the results these inputs give (exact) or the run's battles: not kept in
-  // the link. A battle's answer comes from the same trials (inputs, seed, number) as the page's run.
-  runLuck() {
-    const observed = this.observed();
+  // How rare what happened is, among the results these inputs give (exact) or the run's battles. A battle's
+  // answer comes from the same trials (inputs, seed, number) as the page's run.
+  runLuck(observed = this.observed()) {
     if (!observed) return;
     const inputs = collect(this.w.form);
-    this.shown = { kind: "luck", inputs: JSON.stringify(inputs) };
+    this.shown = { kind: "luck", observed, inputs: JSON.stringify(inputs) };
     delete this.out.dataset.outdated;
     this.stream("result", this.out, { op: "luck", inputs, observed });
+    this.publish();
   }
 
-  // How far each assumed setting moves the headline figure (engine.sensitivity): not kept in the link.
+  // A link's "what happened" back in the form: a result or ending among the choices, or a number's count.
+  showObserved(observed) {
+    const [[name, value]] = Object.entries(observed);
+    const list = this.choices?.list ?? [];
+    const chosen = list.find((c) => c.kind === name && c.key === String(value))
+      ?? list.find((c) => c.kind === "number" && c.key === name);
+    if (!chosen) return;
+    this.luckSelect.value = `${chosen.kind}:${chosen.key}`;
+    if (chosen.kind === "number") this.luckValue.value = String(value);
+    this.showLuckNumber();
+  }
+
+  // How far each assumed setting moves the headline figure (engine.sensitivity).
   runAssumptions() {
     const inputs = collect(this.w.form);
     this.shown = { kind: "sensitivity", inputs: JSON.stringify(inputs) };
@@ -686,10 +698,13 @@ export class ScenarioPanel {
     if (this.pinned) request.pinned = this.pinned;
     if (vary) request.vary = vary;
     if (this.shown?.kind === "target") request.target = this.shown.goal;
-    if (!this.pinned && !vary) this.state = "";
+    if (this.shown?.kind === "luck") request.luck = this.shown.observed;
+    if (this.shown?.kind === "sensitivity") request.assumptions = true;
+    const shown = vary || request.luck || request.assumptions;
+    if (!this.pinned && !shown) this.state = "";
     else {
       let answer = await this.w.engine.call(request);
-      if (answer.error && this.pinned && vary) { // a range or target the engine refuses is left out; the pinned A stays
+      if (answer.error && this.pinned && shown) { // a range, target or result the engine refuses is left out; the pinned A stays
         answer = await this.w.engine.call({ op: "scenario_link", widget: this.w.widget, base: this.w.base,
                                             pinned: this.pinned });
       }
@@ -703,9 +718,13 @@ export class ScenarioPanel {
     const answer = await this.w.engine.call({ op: "scenario_from_link", widget: this.w.widget, base: this.w.base,
                                               state: text });
     if (answer.error) return [answer.error];
-    const { pin, sweep, target, rejected } = answer.result;
+    const { pin, sweep, target, luck, assumptions, rejected } = answer.result;
     this.root.open = true;
     await this.loadVaries(sweep?.input);
+    if (luck) {
+      await this.loadChoices();
+      this.showObserved(luck);
+    }
     if (sweep) {
       if (![...this.inputSelect.options].some((o) => o.value === sweep.input)) {
         this.inputSelect.append(option(sweep.input, sweep.input, true));
@@ -730,8 +749,11 @@ export class ScenarioPanel {
       this.pinButton.textContent = "Pin these inputs as A instead";
       this.compare();
     }
+    // The panel shows one result: a hand-made link asking for several gets the first of these.
     if (target && sweep) this.runTarget();
     else if (sweep) this.runSweep();
+    else if (luck) this.runLuck(luck);
+    else if (assumptions) this.runAssumptions();
     else this.publish();
     return rejected;
   }
