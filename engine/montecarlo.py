@@ -456,6 +456,30 @@ def is_probing() -> bool:
     return _PROBING.get()
 
 
+class Kept(dict):
+    """A dict of at most ``size`` entries: once full, a new one pushes out the oldest (first in, first out).
+
+    The engine's small caches (validated inputs by their text, tally keys, a trial's setups) are kept so: a
+    page repeats the same few requests, and a cache must not grow with a long visit.
+
+    >>> k = Kept(2)
+    >>> [k.keep(x, lambda: x * 10) for x in (1, 2, 1, 3)], sorted(k)
+    ([10, 20, 10, 30], [2, 3])
+    """
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def keep(self, key: Any, make: Callable[[], Any]) -> Any:
+        """The value kept for ``key``, made and kept if there is none."""
+        if key not in self:
+            if len(self) >= self.size:
+                self.pop(next(iter(self)))
+            self[key] = make()
+        return self[key]
+
+
 class Prepared:
     """What a trial builds from its validated inputs (a battle's setup, its rules), kept for the last ``size``
     inputs objects by identity.
@@ -469,17 +493,11 @@ class Prepared:
     def __init__(self, make: Callable[..., Any], size: int = 64) -> None:
         self.make = make
         self.size = size
-        self.kept: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
+        self.kept = Kept(size)  # by key: (the objects, held so no other takes their identity; what was made)
 
     def __call__(self, *objs: Any, also: tuple[Any, ...] = ()) -> Any:
         """``make(*also, *objs)``, kept by the identity of ``objs`` and the value of ``also``."""
-        key = (*also, *map(id, objs))
-        got = self.kept.get(key)
-        if got is None:
-            if len(self.kept) >= self.size:
-                self.kept.pop(next(iter(self.kept)))
-            got = self.kept[key] = (objs, self.make(*also, *objs))
-        return got[1]
+        return self.kept.keep((*also, *map(id, objs)), lambda: (objs, self.make(*also, *objs)))[1]
 
 
 def run_chunk(trial: Trial, inputs: Mapping[str, Any], seed: int, first: int, count: int,

@@ -50,7 +50,7 @@ from typing import Any, Final
 
 from . import linkstate, montecarlo, widgets
 from .figures import Figure
-from .montecarlo import Interval, Prepared, Tally, trial_rng, wilson, z_score
+from .montecarlo import Interval, Kept, Prepared, Tally, trial_rng, wilson, z_score
 from .schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, fraction_text, jsonable, shown
 
 __all__ = ["MAX_POINTS", "MAX_TARGET_TRIALS", "MAX_PARTS", "varies", "vary_points", "compare", "sweep", "target",
@@ -281,10 +281,10 @@ def _key(w: widgets.Widget, variants: Sequence[Mapping[str, Any]], seed: int, pa
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
-_CHUNK_KEYS: dict[str, str] = {}
+_CHUNK_KEYS_SIZE = 2 * MAX_POINTS
+_CHUNK_KEYS = Kept(_CHUNK_KEYS_SIZE)
 """Tally keys of recent jobs' variants by a digest of the request's text: a key digests every variant's
 validated inputs (about 1 ms for AT Gold's 40 against 40 in CPython), and a run's jobs repeat the same few."""
-_CHUNK_KEYS_SIZE = 2 * MAX_POINTS
 
 
 def _chunk_key(w: widgets.Widget, variants: list[Any], vals: list[dict[str, Any]], seed: int, pairing: str,
@@ -294,11 +294,7 @@ def _chunk_key(w: widgets.Widget, variants: list[Any], vals: list[dict[str, Any]
     except (TypeError, ValueError):  # not JSON data (a caller in Python)
         return _key(w, vals, seed, pairing, rule)
     sent = hashlib.sha256(text.encode("utf-8")).hexdigest()  # not the text: a reading of every setting is ~100 KB
-    if sent not in _CHUNK_KEYS:
-        if len(_CHUNK_KEYS) >= _CHUNK_KEYS_SIZE:
-            _CHUNK_KEYS.pop(next(iter(_CHUNK_KEYS)))
-        _CHUNK_KEYS[sent] = _key(w, vals, seed, pairing, rule)
-    return _CHUNK_KEYS[sent]
+    return _CHUNK_KEYS.keep(sent, lambda: _key(w, vals, seed, pairing, rule))
 
 
 def _states(widget_id: str, seed: int, pairing: str, rule: str, *variants: Any) -> tuple[list[dict[str, Any]], str]:
@@ -427,9 +423,9 @@ def _chunks(first: int, count: int, size: int) -> list[tuple[int, int]]:
     return [(a, min(size, first + count - a)) for a in range(first, first + count, max(size, 1))]
 
 
-_PREPARED: dict[str, tuple[Any, ...]] = {}
-"""The last few sweeps' validated inputs and points (:func:`_prepared`), by request text."""
 _PREPARED_SIZE = 8
+_PREPARED = Kept(_PREPARED_SIZE)
+"""The last few sweeps' validated inputs and points (:func:`_prepared`), by request text."""
 
 
 def _prepared(w: widgets.Widget, inputs: Any, vary: Any) -> tuple[Any, ...]:
@@ -446,26 +442,22 @@ def _prepared(w: widgets.Widget, inputs: Any, vary: Any) -> tuple[Any, ...]:
         text = None if w.trial is None else json.dumps([w.id, inputs, vary], separators=(",", ":"))
     except (TypeError, ValueError):  # not JSON data (a caller in Python): nothing to share
         text = None
-    if text is not None and text in _PREPARED:
-        return _PREPARED[text]
-    values = w.validate(inputs)
-    path, raw = vary_points(w, values, vary)
-    states = _point_values(w, values, path, raw)
-    label = next(v["label"] for v in varies(w, values) if v["input"] == path)
-    # Each point's inputs as a job's argument (an estimator's; a calculator runs no jobs).
-    data = None if w.trial is None else [None if isinstance(st, InputError) else jsonable(st) for st in states]
-    keys: dict[tuple[int, int], str] = {}
 
-    def key(i: int, seed: int) -> str:
-        if (i, seed) not in keys:
-            keys[i, seed] = _key(w, [states[i]], seed, "common")
-        return keys[i, seed]
-    entry = (values, path, raw, states, label, key, data)
-    if text is not None:
-        if len(_PREPARED) >= _PREPARED_SIZE:
-            _PREPARED.pop(next(iter(_PREPARED)))
-        _PREPARED[text] = entry
-    return entry
+    def make() -> tuple[Any, ...]:
+        values = w.validate(inputs)
+        path, raw = vary_points(w, values, vary)
+        states = _point_values(w, values, path, raw)
+        label = next(v["label"] for v in varies(w, values) if v["input"] == path)
+        # Each point's inputs as a job's argument (an estimator's; a calculator runs no jobs).
+        data = None if w.trial is None else [None if isinstance(st, InputError) else jsonable(st) for st in states]
+        keys: dict[tuple[int, int], str] = {}
+
+        def key(i: int, seed: int) -> str:
+            if (i, seed) not in keys:
+                keys[i, seed] = _key(w, [states[i]], seed, "common")
+            return keys[i, seed]
+        return values, path, raw, states, label, key, data
+    return make() if text is None else _PREPARED.keep(text, make)
 
 
 def _read_tally(raw: Any, what: str) -> Tally | None:

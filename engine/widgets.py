@@ -233,10 +233,7 @@ class Widget:
         except (TypeError, ValueError):  # not JSON data (a caller in Python): nothing to share
             values = self.validate(raw)
             return values, lambda seed: self.tally_key(values, seed)
-        cache = _RUN_CACHE.setdefault(self.id, {})
-        name = _run_name(text)
-        entry = cache.get(name)
-        if entry is None:
+        def make() -> tuple[dict[str, Any], Callable[[int], str]]:
             values = self.validate(raw)
             keys: dict[int, str] = {}
 
@@ -244,10 +241,8 @@ class Widget:
                 if seed not in keys:
                     keys[seed] = self.tally_key(values, seed)
                 return keys[seed]
-            if len(cache) >= _RUN_CACHE_SIZE:
-                cache.pop(next(iter(cache)))
-            entry = cache[name] = (values, key)
-        return entry
+            return values, key
+        return _RUN_CACHE.setdefault(self.id, montecarlo.Kept(_RUN_CACHE_SIZE)).keep(_run_name(text), make)
 
     def run_inputs_name(self, raw: Any) -> str | None:
         """The name :meth:`run_inputs` holds these inputs by, with which a later chunk may send them
@@ -293,12 +288,8 @@ class Widget:
         Returns a fresh copy each call, so callers may not spoil the cache.
         """
         text = json.dumps(jsonable(base or {}), sort_keys=True, separators=(",", ":"))
-        cache = _BASE_CACHE.setdefault(self.id, {})
-        if text not in cache:
-            if len(cache) >= _BASE_CACHE_SIZE:
-                cache.pop(next(iter(cache)))
-            cache[text] = self.validate(base)
-        return copy.deepcopy(cache[text])
+        kept = _BASE_CACHE.setdefault(self.id, montecarlo.Kept(_BASE_CACHE_SIZE))
+        return copy.deepcopy(kept.keep(text, lambda: self.validate(base)))
 
     def link_diff(self, values: Mapping[str, Any], base_values: Mapping[str, Any]) -> dict[str, str]:
         """:meth:`link_state` against an already validated base (nothing validated again).
@@ -353,8 +344,8 @@ class Widget:
         return out
 
 
-_BASE_CACHE: dict[str, dict[str, dict[str, Any]]] = {}
-_RUN_CACHE: dict[str, dict[str, tuple[dict[str, Any], Callable[[int], str]]]] = {}
+_BASE_CACHE: dict[str, montecarlo.Kept] = {}
+_RUN_CACHE: dict[str, montecarlo.Kept] = {}
 """Validated run inputs per widget, by the name of their JSON text (:meth:`Widget.run_inputs_name`)."""
 _RUN_CACHE_SIZE = 64
 """Distinct inputs whose validation Monte Carlo chunks share, per widget: a page runs one or two at a time,
