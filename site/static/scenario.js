@@ -431,9 +431,7 @@ export class ScenarioPanel {
       const answer = await engine.call({ ...message, ...carried, ...batch });
       if (run.stopped) break;
       if (answer.error) {
-        this.draw(run, out, null, null, true);
-        this.finish(which, run, out);
-        this.failed(out, `Not run: ${answer.error.message}.`, !drawn, answer.error.detail);
+        this.runFailed(which, run, out, answer.error, !drawn);
         return;
       }
       const r = answer.result;
@@ -613,9 +611,7 @@ export class ScenarioPanel {
     }
     await own.running;
     if (failed && !run.stopped) {
-      this.draw(run, out, null, null, true);
-      this.finish(which, run, out);
-      this.failed(out, `Not run: ${failed.error.message}.`, !last, failed.error.detail);
+      this.runFailed(which, run, out, failed.error, !last);
       return;
     }
     this.stopped(which, run, out);
@@ -636,6 +632,13 @@ export class ScenarioPanel {
   // A run refused or failed: said in the status; `clear`: it showed nothing of its own, so what an earlier run
   // left there (another range, target or input) goes, and is not read as this one's answer. An error of ours
   // keeps its `detail` (never shown to a reader) on the output, for developers and tests to read.
+  // A run the engine refused part way: the figures it had are drawn (`clear`: it had none), then the error.
+  runFailed(which, run, out, error, clear) {
+    this.draw(run, out, null, null, true);
+    this.finish(which, run, out);
+    this.failed(out, `Not run: ${error.message}.`, clear, error.detail);
+  }
+
   failed(out, text, clear, detail = undefined) {
     if (clear) out.replaceChildren();
     if (detail) out.dataset.detail = String(detail).slice(0, 500);

@@ -149,6 +149,7 @@ function fakePanel(main) {
     say(text) { this.said.push(text); },
     finish() {},
     failed: ScenarioPanel.prototype.failed,
+    runFailed: ScenarioPanel.prototype.runFailed,
     trialsText: ScenarioPanel.prototype.trialsText,
     draw: ScenarioPanel.prototype.draw,
     stopped: ScenarioPanel.prototype.stopped,
