@@ -8,6 +8,7 @@ state opens the same widget state as the dotted parameters.
 
 from __future__ import annotations
 
+import re
 from html import unescape
 from urllib.parse import quote
 
@@ -88,6 +89,10 @@ def test_stop_ends_a_run_within_a_chunk(driver, site_url):
     assert 0 < value < maximum == 100000
     announce = driver.call("(s) => document.querySelector(s + ' .sim-announce').textContent", SIM)
     assert announce.startswith("Stopped after"), announce
+    # The progress line no longer says the speed or the time left (it said "about 40 s left" of a run stopped).
+    progress = driver.call("(s) => document.querySelector(s + ' .sim-progress-text').textContent", SIM)
+    done = announce.split()[2]
+    assert re.fullmatch(rf"{done} of 100,000 trials, [0-9.]+ m?s; stopped", progress), (progress, announce)
     # The engine answers at once afterwards: a short run ends with CPython's figures.
     driver.call(SET_TRIALS, SIM, "200")
     driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=30)

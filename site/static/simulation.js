@@ -139,9 +139,14 @@ export class SimulationView {
     this.stopButton.disabled = true;
     this.result.removeAttribute("aria-busy");
     if (answer.error) {
-      this.root.dataset.state = answer.error.type === "Cancelled" ? "stopped" : "failed";
-      this.announce.textContent = answer.error.type === "Cancelled"
-        ? `Stopped after ${(answer.error.done ?? Number(this.bar.value)).toLocaleString("en")} trials; the estimate shown is from those.`
+      const cancelled = answer.error.type === "Cancelled";
+      const done = answer.error.done ?? Number(this.bar.value);
+      this.root.dataset.state = cancelled ? "stopped" : "failed";
+      // The last progress said the speed and the time left: neither holds for a run that has ended.
+      this.progressText.textContent = `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials, `
+        + `${formatMs(this.elapsed)}${cancelled ? "; stopped" : ""}`;
+      this.announce.textContent = cancelled
+        ? `Stopped after ${done.toLocaleString("en")} trials; the estimate shown is from those.`
         : `Not run: ${answer.error.message}.`;
       if (answer.error.type !== "Cancelled") this.result.dataset.outdated = "stale"; // not the form's estimate
       return answer;
@@ -209,10 +214,14 @@ export class SimulationView {
     const elapsed = performance.now() - started;
     if (answer.error) {
       const cancelled = answer.error.type === "Cancelled";
+      const done = first + (answer.error.done ?? 0);
       this.root.dataset.state = cancelled ? "stopped" : "failed";
       if (answer.error.field === "precision") this.precisionInput.setAttribute("aria-invalid", "true");
+      // The last progress said where the run would look next: it will not.
+      this.progressText.textContent = `${done.toLocaleString("en")} trials, ${formatMs(elapsed)}`
+        + `${cancelled ? "; stopped" : ""}`;
       this.announce.textContent = cancelled
-        ? `Stopped after ${(first + (answer.error.done ?? 0)).toLocaleString("en")} trials; the estimate shown is from those.`
+        ? `Stopped after ${done.toLocaleString("en")} trials; the estimate shown is from those.`
         : `Not run: ${answer.error.message}.`;
       if (!cancelled) this.result.dataset.outdated = "stale"; // not the form's estimate
       return answer;
