@@ -233,6 +233,7 @@ class Widget:
         except (TypeError, ValueError):  # not JSON data (a caller in Python): nothing to share
             values = self.validate(raw)
             return values, lambda seed: self.tally_key(values, seed)
+
         def make() -> tuple[dict[str, Any], Callable[[int], str]]:
             values = self.validate(raw)
             keys: dict[int, str] = {}
