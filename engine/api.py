@@ -350,12 +350,9 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
             scenarios.vary_points(w, base, vary)
         if goal is not None and not isinstance(goal, Mapping):
             raise InputError("target", "give the target as an object", "figure, threshold, goal, direction")
-        assumptions = message.get("assumptions", False)
-        if not isinstance(assumptions, bool):
-            raise InputError("assumptions", f"{shown(assumptions)} is not true or false", "true or false")
         return {"state": scenarios.scenario_state(w, base, pin=None if pin is None else w.validate(pin),
                                                   vary=vary, goal=goal, luck=message.get("luck"),
-                                                  assumptions=assumptions)}
+                                                  assumptions=message.get("assumptions", False))}
     state = message.get("state")
     if not isinstance(state, str):
         raise InputError("state", "give the scenario's link text", "text such as ~1.j…")

@@ -1050,6 +1050,8 @@ def scenario_state(w: widgets.Widget, base: Mapping[str, Any], *, pin: Mapping[s
         data["t"] = {k: jsonable(goal[k]) for k in ("figure", "threshold", "goal", "direction") if k in goal}
     if luck is not None:
         data["h"] = _linked_luck(luck)
+    if not isinstance(assumptions, bool):
+        raise InputError("assumptions", f"{shown(assumptions)} is not true or false", "true or false")
     if assumptions:
         data["m"] = 1
     return linkstate.pack(data)

@@ -34,6 +34,9 @@ function formatMs(ms) {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+// A run's progress line: "1,200 of 5,000 trials, 3.1 s".
+const trialsSoFar = (done, trials, ms) => `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials, ${formatMs(ms)}`;
+
 function formatLeft(seconds) {
   if (seconds < 60) return `${Math.max(1, Math.round(seconds))} s`;
   const minutes = Math.round(seconds / 60);
@@ -143,8 +146,7 @@ export class SimulationView {
       const done = answer.error.done ?? Number(this.bar.value);
       this.root.dataset.state = cancelled ? "stopped" : "failed";
       // The last progress said the speed and the time left: neither holds for a run that has ended.
-      this.progressText.textContent = `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials, `
-        + `${formatMs(this.elapsed)}${cancelled ? "; stopped" : ""}`;
+      this.progressText.textContent = `${trialsSoFar(done, trials, this.elapsed)}${cancelled ? "; stopped" : ""}`;
       this.announce.textContent = cancelled
         ? `Stopped after ${done.toLocaleString("en")} trials; the estimate shown is from those.`
         : `Not run: ${answer.error.message}.`;
@@ -253,7 +255,7 @@ export class SimulationView {
   progress({ done, trials, elapsed, html, digest }) {
     this.bar.value = done;
     this.elapsed = elapsed;
-    let text = `${done.toLocaleString("en")} of ${trials.toLocaleString("en")} trials, ${formatMs(elapsed)}`;
+    let text = trialsSoFar(done, trials, elapsed);
     if (elapsed >= RATE_AFTER_MS && done > 0) { // the speed so far, and the time left at that speed
       const rate = done / (elapsed / 1000);
       const shown = rate >= 10 ? Math.round(rate).toLocaleString("en") : rate.toFixed(1);
