@@ -210,7 +210,30 @@ def test_an_input_whose_value_is_a_fraction_gets_a_range_that_sweeps(driver, sit
     shows(driver, panel(instance, ".scenario-result"),
           scenarios.sweep(w.id, w.validate(base_inputs(driver, instance)), spec, render=True)["html"],
           "the sweep over a fraction's default range")
+    # A chart's data table shows a default sweep's points whole; a long sweep's table is kept to a height and
+    # scrolls in its named region (every row still in the page, for a screen reader), its headings in view.
+    for step, points in (("0.1", 12), ("0.02", 56)):
+        driver.call(SET, panel(instance, "input.vary-step"), step)
+        driver.call(CLICK, panel(instance, "[data-action=sweep]"))
+        driver.wait("([s, n]) => document.querySelector(s)?.tBodies[0].rows.length === n",
+                    [panel(instance, ".scenario-result table.chart-data"), points], timeout=30)
+        wait_done(driver, instance, timeout=30)
+        regions = driver.call(DATA_REGIONS, panel(instance, ".scenario-result"))
+        assert regions and all(r["rows"] == points and r["name"] and r["focusable"] for r in regions), regions
+        if points == 12:
+            assert all(r["scrolls"] is False for r in regions), regions
+        else:
+            assert all(r["scrolls"] and r["height"] <= 30 * r["rem"] and r["headingInView"] for r in regions), regions
     assert driver.errors() == []
+
+
+DATA_REGIONS = """(s) => [...document.querySelectorAll(s + ' .table-wrap')].filter((w) => w.querySelector('table.chart-data'))
+    .map((w) => { w.scrollTop = w.scrollHeight; const th = w.querySelector('thead th').getBoundingClientRect();
+        const box = w.getBoundingClientRect();
+        return {rows: w.querySelector("tbody").rows.length, height: w.clientHeight, whole: w.scrollHeight,
+                scrolls: w.scrollHeight > w.clientHeight,
+                rem: parseFloat(getComputedStyle(document.documentElement).fontSize), name: w.getAttribute('aria-label'),
+                focusable: w.tabIndex === 0, headingInView: th.top >= box.top - 1 && th.bottom <= box.bottom + 1}; })"""
 
 
 @browsers("chromium")
