@@ -231,7 +231,7 @@ def test_an_input_whose_value_is_a_fraction_gets_a_range_that_sweeps(driver, sit
 DATA_REGIONS = """(s) => [...document.querySelectorAll(s + ' .table-wrap')].filter((w) => w.querySelector('table.chart-data'))
     .map((w) => { w.scrollTop = w.scrollHeight; const th = w.querySelector('thead th').getBoundingClientRect();
         const box = w.getBoundingClientRect();
-        return {rows: w.querySelector("tbody").rows.length, height: w.clientHeight, whole: w.scrollHeight,
+        return {rows: w.querySelector('tbody').rows.length, height: w.clientHeight, whole: w.scrollHeight,
                 scrolls: w.scrollHeight > w.clientHeight,
                 rem: parseFloat(getComputedStyle(document.documentElement).fontSize), name: w.getAttribute('aria-label'),
                 focusable: w.tabIndex === 0, headingInView: th.top >= box.top - 1 && th.bottom <= box.bottom + 1}; })"""
