@@ -492,7 +492,6 @@ class Prepared:
 
     def __init__(self, make: Callable[..., Any], size: int = 64) -> None:
         self.make = make
-        self.size = size
         self.kept = Kept(size)  # by key: (the objects, held so no other takes their identity; what was made)
 
     def __call__(self, *objs: Any, also: tuple[Any, ...] = ()) -> Any:

@@ -359,8 +359,8 @@ def test_a_battle_sweeps_later_calls_build_no_point_again_and_answer_as_one_call
     built: list[int] = []
     make = prepare.make
     monkeypatch.setattr(prepare, "make", lambda v: built.append(1) or make(v))
-    monkeypatch.setattr(scenarios._kept_states, "kept", montecarlo.Kept(scenarios._kept_states.size))
-    monkeypatch.setattr(prepare, "kept", montecarlo.Kept(prepare.size))
+    monkeypatch.setattr(scenarios._kept_states, "kept", montecarlo.Kept(scenarios._kept_states.kept.size))
+    monkeypatch.setattr(prepare, "kept", montecarlo.Kept(prepare.kept.size))
     request = {"op": "sweep", "widget": w.id, "inputs": {}, "vary": vary, "trials": 12, "seed": 3}
     step = ask({**request, "first": 0, "count": 4})
     assert len(built) == 3

@@ -629,9 +629,6 @@ export class ScenarioPanel {
     return `${target ? "up to " : ""}${count}${r.points ? " a point" : ""}`;
   }
 
-  // A run refused or failed: said in the status; `clear`: it showed nothing of its own, so what an earlier run
-  // left there (another range, target or input) goes, and is not read as this one's answer. An error of ours
-  // keeps its `detail` (never shown to a reader) on the output, for developers and tests to read.
   // A run the engine refused part way: the figures it had are drawn (`clear`: it had none), then the error.
   runFailed(which, run, out, error, clear) {
     this.draw(run, out, null, null, true);
@@ -639,6 +636,9 @@ export class ScenarioPanel {
     this.failed(out, `Not run: ${error.message}.`, clear, error.detail);
   }
 
+  // A run refused or failed: said in the status; `clear`: it showed nothing of its own, so what an earlier run
+  // left there (another range, target or input) goes, and is not read as this one's answer. An error of ours
+  // keeps its `detail` (never shown to a reader) on the output, for developers and tests to read.
   failed(out, text, clear, detail = undefined) {
     if (clear) out.replaceChildren();
     if (detail) out.dataset.detail = String(detail).slice(0, 500);
