@@ -968,15 +968,17 @@ def check_pyodide(config: Config) -> Path:
 # -- memory snapshot (tools/make_snapshot.mjs) -------------------------------
 SNAPSHOT_NAME = "snapshot.bin.br"
 """Pyodide's memory after starting Python and importing the engine; the worker boots from it.
-Brotli-compressed (3.9 MB, where gzip -9 made 5.7 MB of the same 17.3 MB), and inflated by the
+Brotli-compressed (3.4 MB, where gzip -9 makes 4.8 MB of the same 16.3 MB), and inflated by the
 worker itself with a small WebAssembly decoder the site ships (`BROTLI_DECODER`): browsers'
 DecompressionStream takes gzip and deflate only, and a static host sends the file as it is."""
 SPARSE_MAGIC = 0x70737200  # "\0rsp", little-endian: a snapshot without the pages a fresh runtime has
 SPARSE_VERSION = 2
-SNAPSHOT_BROTLI = {"quality": 11, "lgwin": 24}
-"""Brotli's best quality and its largest standard window (16 MB: the 17 MB file's far repeats are
-in reach). About 40 s of one core once per new snapshot (kept in SNAPSHOT_CACHE); quality 9 takes
-4 s and ships 0.5 MB more (NOTES.md)."""
+SNAPSHOT_BROTLI = {"quality": 11, "lgwin": 22}
+"""Brotli's best quality with a 4 MB window. The decoder keeps a ring buffer as large as the window in
+its WebAssembly memory, which never shrinks: each worker that inflates the snapshot holds 8 MB with
+this window and 22 MB with brotli's largest standard one (16 MB), which ships only 31 kB less of
+3.3 MB (NOTES.md "Session 21"). About 45 s of one core once per new snapshot (kept in
+SNAPSHOT_CACHE); quality 9 takes 4 s and ships 0.5 MB more (NOTES.md)."""
 SNAPSHOT_CACHE = ROOT / ".build-cache" / "snapshot"
 """Made snapshots, sparse and compressed, by a digest of what they are made from (`snapshot_key`).
 Two snapshots made from the same files are not byte-identical (hash seeds, clocks: NOTES.md

@@ -189,6 +189,42 @@ def test_the_snapshot_fits_its_byte_budget(built_site):
     assert decoder <= DECODER_BUDGET, f"the brotli decoder is {decoder:,} bytes (budget {DECODER_BUDGET:,})"
 
 
+DECODER_MEMORY_BUDGET = 10_000_000
+"""Bytes of WebAssembly memory the brotli decoder keeps once it has inflated the snapshot. That memory
+never shrinks, and every worker that inflates the snapshot (a first visit's, a pool's, any visit where no
+service worker keeps the inflated copy) holds it for its life: about 8 MB with the build's 4 MB window,
+22 MB with a 16 MB one (NOTES.md "Session 21")."""
+
+INFLATE_IN_NODE = """
+import fs from "node:fs";
+const [site, packed] = process.argv.slice(1);
+const decoder = await import(site + "/pyodide/brotli_dec_wasm.js");
+const exports = decoder.initSync({ module: fs.readFileSync(site + "/pyodide/brotli_dec_wasm_bg.wasm") });
+const { brotliStream } = await import(site + "/static/snapshot.js");
+const data = fs.readFileSync(packed);
+const chunks = new ReadableStream({ start(c) {
+  for (let i = 0; i < data.length; i += 65536) c.enqueue(data.subarray(i, i + 65536));
+  c.close();
+} });
+let length = 0;
+for await (const piece of chunks.pipeThrough(brotliStream(decoder))) length += piece.length;
+console.log(JSON.stringify({ length, memory: exports.memory.buffer.byteLength }));
+"""
+
+
+def test_inflating_the_snapshot_leaves_the_decoder_little_memory(built_site):
+    """The site's own stream (snapshot.js) and decoder inflate the shipped snapshot, in Node, in pieces
+    as a download brings them; what the decoder's memory has grown to is what each such worker keeps."""
+    packed = built_site / "pyodide" / build.SNAPSHOT_NAME
+    ran = subprocess.run(["node", "--input-type=module", "-e", INFLATE_IN_NODE, str(built_site), str(packed)],
+                         capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    got = json.loads(ran.stdout)
+    assert got["length"] == len(brotli.decompress(packed.read_bytes()))
+    assert got["memory"] <= DECODER_MEMORY_BUDGET, (
+        f"the decoder keeps {got['memory']:,} bytes after inflating the snapshot (budget {DECODER_MEMORY_BUDGET:,})")
+
+
 def test_the_snapshots_code_carries_no_docstrings(built_site):
     """The worker's Python never reads a docstring: the snapshot's modules are compiled as ``python -OO``
     (tools/make_snapshot.mjs, SNAPSHOT_ENV), which leaves them out of its memory and of the download."""

@@ -218,8 +218,8 @@ function streamOf(first, reader) {
 }
 
 // The bytes of a snapshot file, inflated here as they arrive, into one buffer
-// of the right size. The build ships it brotli-compressed (3.9 MB, where gzip
-// made 5.7 MB), which DecompressionStream cannot read: `brotli()` loads the
+// of the right size. The build ships it brotli-compressed (3.4 MB, where gzip
+// makes 4.8 MB), which DecompressionStream cannot read: `brotli()` loads the
 // decoder the site ships (engine-boot.js starts it loading beside the
 // download). A gzipped file is read too, and so is a plain one (a server that
 // decoded it on the way, by Content-Encoding, is fine; so is the inflated copy
