@@ -679,6 +679,57 @@ def test_paradrop_defenders_may_panic_once_the_paratroopers_are_down():
                          if n["event"] == "panic test" and n["unit"].startswith("D"))
 
 
+PINNER = _type("Pinner", "air", "air", attack={"soft": 1_000_000}, hp=1_000_000, kill=0, retreat=0, initiative=0)
+"""An aircraft whose every hit pins (a miss about one in a million)."""
+GUARD = _type("Guard", attack={"soft": 1_000_000}, hp=1, kill=100, retreat=0, initiative=100)
+"""A defender that kills whatever soft target it attacks, first in every subround; it cannot reach aircraft."""
+PARA = _type("Para", attack={"soft": 1}, hp=1, initiative=0)
+
+
+def test_aircraft_never_take_the_hex_before_the_paratroopers_land():
+    """Bombers pin down or kill the four defenders long before the drop (round 5). The battle goes on while
+    the troops are carried; it ends only after they land, and the hex falls only with paratroopers fighting
+    in it. (Before issue 19's audit, every one of these battles ended in round 1 or 2 with the hex taken and
+    the paratroopers still in their transports.)"""
+    from engine.atg.loop import Battle
+    s = Setup((Unit("Transport", 4), Unit("Infantry", 12, cargo=True), Unit("Bomber", 6)),
+              (Unit("Infantry", 4),), combat="paradrop")
+    taken = 0
+    for seed in range(40):
+        b = Battle(s, Rules(), random.Random(seed), True)
+        b.run()
+        o = b.outcome()
+        drops = _notes(o, "paratroopers dropped")
+        assert len(drops) == 1 and o.rounds >= 5 and _rounds(o)[-1]["attacker"]["carried"] == 0, seed
+        if o.hex_taken:
+            taken += 1
+            assert o.ending == "attacker_won" and any(p.cargo and p.status == "in" for p in b.people[0]), seed
+    assert taken > 0
+
+
+def test_defenders_pinned_down_before_a_drop_fight_the_troops_that_land():
+    """Two aircraft pin both defenders in round 1 (no retreat under air attack). When the paratroopers land
+    after round 5's steps the defenders take up the fight again, kill both in round 6, and with no troops of
+    the attacker left in it the hex is not taken: the aircraft alone have silenced the defence. An empty hex
+    falls to the paratroopers as soon as they land."""
+    roster = _roster(PINNER, GUARD, PARA)
+    s = Setup((Unit("Transport", 1), Unit("Para", 2, cargo=True), Unit("Pinner", 2)), (Unit("Guard", 2),),
+              combat="paradrop", roster=roster)
+    o = fight(s, Rules(), random.Random(48), record=True)
+    rounds = _rounds(o)
+    assert rounds[0]["defender"]["pinned down"] == 2 and rounds[0]["ending"] == "continuing"
+    drop = _notes(o, "paratroopers dropped")
+    assert drop == [{"event": "paratroopers dropped", "dropped": 2, "lost with transports": 0,
+                     "pinned-down defenders back in the fight": 2}]
+    guards = _attacks(o, attacker_side=1, counter=False)
+    assert [(e["round"], e["result"]) for e in guards] == [(6, "kill"), (6, "kill")]
+    assert o.attacker.casualties["Para"] == 2 and o.ending == "silenced" and o.rounds == 6
+    assert not o.hex_taken and o.retreat_side is None
+    empty = fight(replace(s, defenders=()), Rules(), random.Random(48))
+    assert empty.ending == "attacker_won" and empty.hex_taken and empty.rounds == 5
+    assert empty.attacker.survivors["Para"] == 2
+
+
 def test_a_panic_costs_morale_to_every_individual_of_the_unit():
     """A pinned-down (hit) member of a panicking unit loses the panic's morale too."""
     s = _setup([Unit("Pin", 1, UnitState(action_points=10))], [Unit("Soft", 4, UnitState(morale=20))])

@@ -196,3 +196,19 @@ def test_battle_figures_say_what_they_count():
     assert "Per battle, on average" in html and "experience points gained, all its individuals together" in html
     assert "(30 trials)" in html
     assert "Roll a battle" not in w.render(w.run(v))
+
+
+def test_a_paradrop_run_lists_both_ways_it_can_end_with_no_defender():
+    """A paradrop can take the hex (its landed paratroopers) or leave its aircraft over a silenced defence; a
+    land battle only the first, an air strike only the second."""
+    w = get("atg.battle")
+    label = "No defender left fighting"
+    para = w.validate({"combat": "paradrop", "attackers": [{"type": "Transport", "count": 2},
+                                                           {"type": "Infantry", "count": 6, "cargo": True}],
+                       "defenders": [{"type": "Infantry", "count": 2}]})
+    strike = w.validate({"combat": "airstrike", "attackers": [{"type": "Bomber", "count": 2}]})
+    shown = {name: w.render_tally(w.estimate(v, 1, 0, 3), v) for name, v in
+             (("paradrop", para), ("land", w.validate({})), ("airstrike", strike))}
+    assert label in shown["paradrop"] and "Attacker won" in shown["paradrop"]
+    assert label not in shown["land"] and "Attacker won" in shown["land"]
+    assert label in shown["airstrike"] and "Attacker won" not in shown["airstrike"]

@@ -262,8 +262,9 @@ _fuel_per_round = attrgetter("fuel_per_round")
 
 def _readiness_idle(b: Battle, weights: tuple[str, ...]) -> bool:
     # readiness changes in a battle only for whoever is hit (never again an attacker or a target: killed,
-    # pinned down or retreating under fire) and for types that lose it by attacking
-    if any(t.readiness_per_attack for t in b.types):
+    # pinned down or retreating under fire, but for a paradrop's pinned-down defenders, who fight again once
+    # the troops land) and for types that lose it by attacking
+    if b.combat == "paradrop" or any(t.readiness_per_attack for t in b.types):
         return False
     return all(parts.weighted(r, b.f[w]) == 1.0 for r in set(map(_readiness, b.everyone)) for w in weights)
 

@@ -23,9 +23,10 @@ __all__ = ["Ending", "ENDINGS", "ending", "retreat_side", "MAX_RETREAT_AP", "may
 
 Ending: TypeAlias = Literal["attacker_won", "defender_held", "standoff", "breakoff", "silenced", "continuing"]
 """How a battle ended; ``breakoff`` is the sea attack ending with no defending ship left, and
-``silenced`` the end of a bombardment or air strike with no defender left fighting: the attack did
-what it could, but strikes from afar never take the hex (the page ties taking it, and all that comes
-with it, to the hex changing hands)."""
+``silenced`` the end of a bombardment or air strike with no defender left fighting (or of a paradrop
+whose aircraft are left with no paratrooper fighting on the ground): the attack did what it could, but
+guns and aircraft never take the hex (the page ties taking it, and all that comes with it, to the hex
+changing hands)."""
 ENDINGS: Final[tuple[str, ...]] = ("attacker_won", "defender_held", "standoff", "breakoff", "silenced")
 
 MAX_RETREAT_AP: Final = 100

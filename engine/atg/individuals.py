@@ -35,7 +35,8 @@ RETREATED: Final = "retreated"
 """Safely out of the battle (or broken off its mission)."""
 PINNED_DOWN: Final = "pinned down"
 """Out of the fight after a retreat or pinned hit where no retreat is possible (a bombardment, or a
-defender under air attack): it stays in its hex, cannot fire and cannot be targeted again."""
+defender under air attack): it stays in its hex, cannot fire and cannot be targeted again (a paradrop's
+pinned-down defenders excepted: they fight again once the paratroopers land)."""
 KILLED: Final = "killed"
 CAPITULATED: Final = "capitulated"
 TRAPPED: Final = "trapped"

@@ -11,6 +11,15 @@ sort, capitulation, concentric bonus, the steps (stacking, then subrounds),
 auto-destroy, out of action points, breakthrough, safe retreat, panic,
 orderly retreat, the victory check.
 
+Only troops in the hex can take it. A bombardment or an air strike that
+leaves no defender fighting has ``silenced`` the defence. A paradrop is an air
+attack until its troops are down: while any are still carried the victory
+check lets the battle go on, defenders the aircraft pin down stay in the hex
+(nobody may retreat under air attack) and take up the fight again when the
+paratroopers land, and the hex falls only to paratroopers who have landed and
+are still fighting. The page is silent on all three points; they are our
+reading of "aircraft never take a hex".
+
 >>> import random
 >>> from .setup import Setup, Unit
 >>> from .rules import Rules
@@ -198,7 +207,7 @@ class Battle:
     __slots__ = ("round", "events", "setup", "rules", "f", "rng", "random", "record", "work", "work_limit",
                  "retreat_open", "defence_may_retreat", "types", "slots", "candidates", "target_lists",
                  "attacks_made", "first_attack", "unlogged", "subround", "combat", "bombardment", "air_mission",
-                 "takes_hex", "counterattacks", "whole", "tie_hits", "landscape_attack", "river_factor",
+                 "takes_hex", "dropped", "counterattacks", "whole", "tie_hits", "landscape_attack", "river_factor",
                  "airfield_strike", "concentric", "concentric_bonuses", "sides", "hqs", "stack", "stack_max",
                  "stack_factor", "units", "people", "everyone", "lowest_fuel", "structural", "continued", "ending",
                  "decisions", "had_ships", "prevent", "_round_notes", "type_floats", "aircraft", "search_work",
@@ -248,6 +257,8 @@ class Battle:
         self.bombardment = setup.combat in BOMBARDMENTS
         self.air_mission = setup.combat in AIR_MISSIONS
         self.takes_hex = setup.combat in TAKES_HEX
+        self.dropped = False
+        """A paradrop's troops are down (:meth:`_drop`): from then on it is a ground fight."""
         self.counterattacks = not (rules.counterattacks_off or self.bombardment)
         """Whoever is attacked may strike back (the rest of :meth:`_may_counter` permitting)."""
         self.whole = rules.randomisation == "whole"
@@ -399,10 +410,14 @@ class Battle:
     def _defenders_may_capitulate(self) -> bool:
         """Whether any defender's morale may fall below rulevar 37's limit in this battle (else none is ever
         tested for capitulation). Morale falls only by a retreat or pinned hit (one at most: whoever is hit is
-        nobody's target again) and by its unit's panic (once at most), so the lowest it can reach is its start
-        times what the worse hit and a panic leave; the margin is far above any rounding of those products."""
+        nobody's target again, but for a paradrop's defenders pinned down before the drop, who fight again
+        after it: two at most there) and by its unit's panic (once at most), so the lowest it can reach is its
+        start times what the worse hits and a panic leave; the margin is far above any rounding of those
+        products."""
         f = self.f
         hit_kept = max(0.0, min(1.0 - f["retreat_morale_loss"] / 100.0, 1.0 - f["pinned_morale_loss"] / 100.0, 1.0))
+        if self.combat == "paradrop":
+            hit_kept *= hit_kept
         panic_kept = max(0.0, min(1.0 - f["panic_morale_loss"], 1.0))
         if not self.people[1]:
             return False
@@ -705,7 +720,7 @@ class Battle:
         return best
 
     def out_of_reach(self, x: Individual) -> None:
-        """``x`` was just hit: killed, pinned down or retreating under fire, it is nobody's target any more.
+        """``x`` was just hit: killed, pinned down or retreating under fire, it is nobody's target in these steps.
         Taken out of the targets found so far, which keep their order (the draws pick by position)."""
         for found in self.target_lists[1 - x.side].values():  # the lists of x's enemies, each once
             try:
@@ -796,7 +811,12 @@ class Battle:
 
     def _drop(self) -> None:
         """Paratroopers jump: those of transports shot down die with them, those of transports already
-        turned back go home with them (none jump from a plane that has left), the rest land and fight."""
+        turned back go home with them (none jump from a plane that has left), the rest land and fight.
+
+        Defenders the aircraft pinned down before the drop never left the hex (nobody may retreat under air
+        attack): they take up the fight again against the troops that land (interceptors and guns firing from
+        another hex are not in the hex, and stay as they are)."""
+        self.dropped = True
         at_start = self.transports_at_start
         share = endings.carried_loss_share(at_start, self._transports_lost())
         turned_back = sum(1 for p in self.people[0] if p.t.transport and p.status in (RETREATING, RETREATED))
@@ -815,9 +835,16 @@ class Battle:
                     p.status = IN
                     p.joined = self.round + 1  # landed after this round's steps
                     dropped += 1
+        rejoin = 0
+        for p in self.people[1]:
+            if p.status == PINNED_DOWN and not p.outside and not p.interceptor:
+                p.status = IN
+                rejoin += 1
         note = {"event": "paratroopers dropped", "dropped": dropped, "lost with transports": lost}
         if back:
             note["carried home by transports that turned back"] = back
+        if rejoin:
+            note["pinned-down defenders back in the fight"] = rejoin
         self._note(note)
 
     def _breakthrough(self) -> None:
@@ -864,12 +891,13 @@ class Battle:
 
     def retreat_barred(self, side: int) -> bool:
         """No retreat for this side: in a bombardment, or a defender under air attack (a paradrop's
-        defenders only until the paratroopers are down: from then on it is a ground fight)."""
+        defenders only until the paratroopers are down, after the steps of the drop round: from then on it
+        is a ground fight)."""
         if self.bombardment:
             return True
         if side == 0 or not self.air_mission:
             return False
-        return not (self.combat == "paradrop" and self.round >= self.rules.paradrop_round)
+        return not self.dropped
 
     def _panic(self) -> None:
         f = self.f
@@ -939,7 +967,21 @@ class Battle:
             return True
         return self.combat == "airstrike" and self.rules.airstrike_continues
 
+    def _troops_in_hex(self) -> bool:
+        """Whether the attacker has troops in the hex that can take it: aircraft and guns never can. In a land
+        battle (or an amphibious, rebel or surprise one) everyone left fighting counts, as the page has it; in
+        a paradrop only paratroopers that have landed and are still fighting."""
+        if not self.takes_hex:
+            return False
+        if self.combat != "paradrop":
+            return True
+        return any(p.cargo and p.status == IN for p in self.people[0])
+
     def _victory(self) -> str:
+        if self.combat == "paradrop" and not self.dropped and CARRIED in map(_status, self.people[0]):
+            # the troops are still in their transports: whatever the aircraft do, the fight for the hex is yet
+            # to come (defenders they pinned down are still in it, and fight the troops that land)
+            return "continuing"
         att, dfd = self._attackers_left(), self._defenders_left()
         if dfd == 0 and att > 0 and self._continues():
             if not self.continued:
@@ -949,7 +991,7 @@ class Battle:
         e = endings.ending(att, dfd)
         if e == "standoff" and self.continued:
             e = "attacker_won"
-        if e == "attacker_won" and not self.takes_hex:
+        if e == "attacker_won" and not self._troops_in_hex():
             return "silenced"
         return e
 

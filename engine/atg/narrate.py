@@ -23,7 +23,8 @@ ENDING_TEXT = {"attacker_won": "The attacker won: no defender is left fighting."
                "defender_held": "The defender held: no attacker is left fighting.",
                "standoff": "Standoff: neither side has anyone left fighting.",
                "breakoff": "The sea attack broke off: no defending ship is left.",
-               "silenced": "No defender is left fighting; a bombardment or an air strike never takes the hex.",
+               "silenced": "No defender is left fighting, but no troops are there to take the hex: guns and "
+                           "aircraft never take it.",
                "continuing": "The battle goes on."}
 
 

@@ -35,9 +35,10 @@ AIR_MISSIONS: Final[frozenset[str]] = frozenset(
 BOMBARDMENTS: Final[frozenset[str]] = frozenset({"artillery", "shore_bombardment"})
 """Combat types with no counterattacks, no retreats and no panics."""
 TAKES_HEX: Final[frozenset[str]] = frozenset({"land", "amphibious", "rebel", "surprise", "paradrop"})
-"""Combat types that can take the hex: troops go in. Bombardments and the other air missions strike or
-fly over it, so their end never changes its owner, scuttles its aircraft or ships, plays its card or
-sends its defenders back."""
+"""Combat types that can take the hex: troops go in (in a paradrop, only the paratroopers once they have
+landed: its aircraft never take it). Bombardments and the other air missions strike or fly over it, so
+their end never changes its owner, scuttles its aircraft or ships, plays its card or sends its defenders
+back."""
 
 
 class SetupError(ValueError):

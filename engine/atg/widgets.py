@@ -738,8 +738,8 @@ def battle_render_sample(res: Mapping[str, Any]) -> str:
     if end.get("hex_taken"):
         after.append("the attacker takes the hex")
     elif res["ending"] == "silenced":
-        after.append("the hex stays the defender's: a strike from afar never takes it, and its defenders "
-                     "stay where they are")
+        after.append("the hex stays the defender's: guns and aircraft never take it, and the attacker has no "
+                     "troops in it")
     if end["card_executed"]:
         after.append("the card on the hex is played")
     if end["retreat_side"] is not None:
@@ -757,7 +757,7 @@ BATTLE_TRIALS: Final = 1000
 
 ENDING_LABELS: Final = {"attacker_won": "Attacker won", "defender_held": "Defender held", "standoff": "Standoff",
                         "breakoff": "Sea attack broke off",
-                        "silenced": "No defender left fighting (a strike from afar: the hex is not taken)"}
+                        "silenced": "No defender left fighting (no troops to take the hex: it is not taken)"}
 ENDING_SIDES: Final = {"attacker_won": "attacker", "defender_held": "defender", "silenced": "attacker"}
 
 def _setup(v: Mapping[str, Any]) -> tuple[Setup, Rules]:
@@ -820,8 +820,10 @@ def battle_render_tally(tally: montecarlo.Tally, v: Mapping[str, Any]) -> str:
                   for k in sorted(tally.sums) if k.startswith(f"{name}.lost.")]
     level = fraction_text(tally.confidence * 100)
     takes = v["combat"] in TAKES_HEX
+    # a paradrop's aircraft may leave no defender fighting with no paratrooper left to take the hex
+    silenced = not takes or v["combat"] == "paradrop"
     endings = tuple(e for e in ENDINGS if (v["sea"] or e != "breakoff")
-                    and e != ("attacker_won" if not takes else "silenced"))
+                    and (takes or e != "attacker_won") and (silenced or e != "silenced"))
     return (montecarlo.outcome_table(tally, "ending", "How the battles ended", endings, ENDING_LABELS, ENDING_SIDES,
                                      "Ending")
             + present.section(f"Per battle, on average (± half the {level}% interval; sd: the spread from "
