@@ -96,7 +96,7 @@ EXPECTED = {
         "sample 7": "557228cda575a990139c",
         "sample 12345": "a6c20aac7dc4ef916610",
         "estimate tally": "cd2419c53b18959249f1",
-        "estimate html": "fe6a6b432ffe1920a429",
+        "estimate html": "74477b50696525588a1b",
     },
     "sgs small": {
         "sample 0": "056ba6cd8d1c4edb31d6",
@@ -104,7 +104,7 @@ EXPECTED = {
         "sample 7": "5711a8018a7eeb455d37",
         "sample 12345": "f8a4cc52d3c5be2606a7",
         "estimate tally": "6d3a278584aa12ac0aae",
-        "estimate html": "e86d44ac8eb2acb5dcf2",
+        "estimate html": "fd7f0460b610bd033b8f",
     },
     "sgs special": {
         "sample 0": "3032d1721590b931ac71",
@@ -112,7 +112,7 @@ EXPECTED = {
         "sample 7": "67044cfcc34f78e3a41d",
         "sample 12345": "0344f382c9de5b082ca8",
         "estimate tally": "bec5eb8be47742940340",
-        "estimate html": "cc95f31944a92cec1406",
+        "estimate html": "fad6937d5f3c931fd504",
     },
 }
 

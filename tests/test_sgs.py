@@ -655,13 +655,23 @@ def test_a_side_left_with_no_unit_after_a_first_shot_is_eliminated_not_routed() 
     assert "rout_test" not in out.events[0]
 
 
-def test_both_sides_may_leave_after_the_recon_round() -> None:
-    """Issue 19: when both choose to withdraw after recon, both do: the battle is off, nobody wins."""
+def test_both_sides_may_leave_after_the_recon_round_and_the_defender_wins() -> None:
+    """Issue 19: when both choose to withdraw after recon, both do. The source's order of winners (the side left
+    alone with combat units; failing that, the one that stayed; failing that, the defender) then comes down to
+    its last step: the defender wins, and the ending still says both withdrew."""
+    from engine.sgs.narrate import narrate
+    from engine.sgs.widgets import WINNER_LABELS, ending_of
     a = Force((one("scouts", recon=True, combat=-1), one(combat=-1)), leader_morale=5, retreat_after_recon=True)
     d = Force((one(combat=-1),), leader_morale=5, retreat_after_recon=True)
     out = fight(Setup(a, d), RULES, random.Random(0), record=True)
-    assert (out.winner, out.reason, out.rounds, out.pursuit) == (None, "both retreated", 1, False)
+    assert (out.winner, out.reason, out.rounds, out.pursuit, out.retreated) == ("defender", "both retreated", 1,
+                                                                               False, None)
     assert [e["side"] for e in out.events if e["round"] == "retreat"] == ["attacker", "defender"]
+    assert ending_of(out) == "both retreated" and set(WINNER_LABELS) == {"attacker", "defender"}
+    assert dataclasses.replace(out, events=()) == fight(Setup(a, d), RULES, random.Random(0))
+    told = narrate({**dataclasses.asdict(out), "events": list(out.events)})
+    assert "The defender wins after 1 round(s): both sides withdrew after the recon round" in told
+    assert "Nobody" not in told
 
 
 def test_total_elimination_only_ends_a_main_or_next_round() -> None:

@@ -161,3 +161,14 @@ def test_the_battle_log_names_units_and_titles_rounds_by_what_happened() -> None
     titles = [t for t in html.split("<summary>")[1:]]
     assert any(" hits" in t.split("</summary>")[0] for t in titles)
     assert html.count("<details") > html.count('<details class="battle-round" open') >= 1
+
+
+def test_both_sides_leaving_after_recon_is_a_defenders_win_in_the_run() -> None:
+    """No battle is won by nobody: when both withdraw after recon the defender wins, and the endings table still
+    says both withdrew."""
+    w = widgets.get("sgs.battle")
+    values = w.validate({"attacker": {"retreat_after_recon": True}, "defender": {"retreat_after_recon": True}})
+    t = w.estimate(values, 1, 0, 40)
+    assert set(t.counts["winner"]) == {"defender"} and t.counts["ending"].get("both retreated", 0) > 30
+    html = w.render_tally(t, values)
+    assert "Both sides withdrew after recon (the defender holds)" in html and "Nobody" not in html

@@ -7,7 +7,9 @@ together unless a card gives one side the first shot; hits are allocated
 (:mod:`.losses`), hard-hit units test for panic (:mod:`.panic`), battle
 morale drops, and a demoralised side may rout (:mod:`.rout`), perhaps into a
 pursuit. From the first next round a side may retreat of its own accord,
-which spares it any pursuit.
+which spares it any pursuit. The winner is the side left alone with combat
+units fighting; failing that, the one that stayed when the other withdrew;
+failing that (both withdrew after the recon round), the defender.
 
 >>> from .units import Force, Unit
 >>> rifles = Unit("rifles", strength=4, combat=4, reduced=3, morale=3, rof=2)
@@ -47,19 +49,20 @@ class Outcome:
     Pairs are (attacker, defender).
     """
 
-    winner: SideName | None
-    """None when both sides withdrew after the recon round."""
+    winner: SideName
+    """Every battle has one: when both sides withdrew after the recon round, the defender."""
     reason: str
     """``"eliminated"`` (one side has no combat unit fighting), ``"rout"``, ``"retreat"``
-    (a side withdrew), ``"both retreated"`` (both withdrew after recon), ``"card"`` (a retreat card
-    called the battle off) or ``"rounds"`` (every round fought; the defender holds)."""
+    (a side withdrew), ``"both retreated"`` (both withdrew after recon: the defender wins), ``"card"`` (a
+    retreat card called the battle off) or ``"rounds"`` (every round fought; the defender holds)."""
     rounds: int
     """Fire rounds fought, the pursuit not counted."""
     routed: SideName | None
     pursuit: bool
     """A pursuit round was fought."""
     retreated: SideName | None
-    """The side that withdrew of its own accord (retreat button, after recon, or a retreat card)."""
+    """The side that withdrew of its own accord (retreat button, after recon, or a retreat card); None when
+    nobody did, or both (reason ``"both retreated"``)."""
     losses: tuple[int, int]
     """Strength points lost."""
     eliminated: tuple[int, int]
@@ -573,8 +576,10 @@ class Battle:
                 for s in leaving:
                     if self.record:
                         self.events.append({"round": "retreat", "side": SIDES[s], "morale": self.morale(s)})
-                if len(leaving) == 2:  # both sides may leave: the battle is off and nobody holds the field
-                    return self.outcome(None, "both retreated")
+                if len(leaving) == 2:
+                    # both may leave, and both do: neither is the only side left, neither stayed, so the
+                    # source's last rule gives the battle to the defender
+                    return self.outcome("defender", "both retreated")
                 if leaving:
                     s = leaving[0]
                     return self.outcome(SIDES[1 - s], "retreat", retreated=SIDES[s])
@@ -603,7 +608,7 @@ class Battle:
                 return self.outcome(SIDES[1 - loser], "rout", routed=routed, pursuit=pursued)
         return self.outcome("defender", "rounds")
 
-    def outcome(self, winner: SideName | None, reason: str, *, routed: SideName | None = None, pursuit: bool = False,
+    def outcome(self, winner: SideName, reason: str, *, routed: SideName | None = None, pursuit: bool = False,
                 retreated: SideName | None = None) -> Outcome:
         return Outcome(winner=winner, reason=reason, rounds=self.rounds, routed=routed, pursuit=pursuit,
                        retreated=retreated, losses=(self.lost[0], self.lost[1]),

@@ -28,7 +28,9 @@ ROUND_TITLES = {"artillery": "Artillery preparation", "air": "Air support", "min
 REASONS = {"eliminated": "one side had no combat unit left fighting",
            "rout": "the loser routed", "retreat": "the loser retreated of its own accord",
            "rounds": "every round was fought and the defender held",
-           "card": "a retreat card called the battle off"}
+           "card": "a retreat card called the battle off",
+           "both retreated": "both sides withdrew after the recon round; neither was left alone on the field "
+                             "and neither stayed, so by the source's last rule the battle goes to the defender"}
 
 
 def _shot(s: Mapping[str, Any]) -> str:
@@ -132,10 +134,6 @@ def narrate(outcome: Mapping[str, Any]) -> str:
     decisive = _decisive(events)
     body = "".join(_details(n, e, n - 1 in decisive) for n, e in enumerate(events, 1))
     reason = REASONS.get(outcome["reason"], outcome["reason"])
-    if outcome["winner"] is None:
-        end = (f'<p class="outcome">Nobody wins after {outcome["rounds"]} round(s): both sides withdrew after the '
-               'recon round.</p>')
-    else:
-        end = (f'<p class="outcome">The {esc(outcome["winner"])} wins after {outcome["rounds"]} round(s): '
-               f'{esc(reason)}.</p>')
+    end = (f'<p class="outcome">The {esc(outcome["winner"])} wins after {outcome["rounds"]} round(s): '
+           f'{esc(reason)}.</p>')
     return body + end

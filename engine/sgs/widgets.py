@@ -597,7 +597,7 @@ def battle_trial(values: Mapping[str, Any], rng: random.Random, tally: montecarl
     if check is not None and o.opening is not None:
         exactcheck.record(tally, o.opening >= check.hits)
     seen = observed(o)
-    tally.count("winner", o.winner or "nobody")
+    tally.count("winner", o.winner)
     tally.count("ending", seen["ending"])
     tally.count("routed", o.routed or "none")
     tally.count("pursuit", "yes" if o.pursuit else "no")
@@ -616,14 +616,15 @@ def observed(o: Any) -> dict[str, Any]:
 
 
 SIDES: Final = ("attacker", "defender")
-WINNER_LABELS: Final = {"attacker": "The attacker wins", "defender": "The defender holds",
-                         "nobody": "Nobody: both withdrew after recon"}
+WINNER_LABELS: Final = {"attacker": "The attacker wins", "defender": "The defender holds"}
+"""Every battle has a winner: when both sides withdraw after recon, the defender (:class:`.battle.Outcome`)."""
 ENDING_LABELS: Final = {
     "defender eliminated": "The defender was eliminated", "attacker eliminated": "The attacker was eliminated",
     "defender routed": "The defender routed", "attacker routed": "The attacker routed",
     "defender retreated": "The defender retreated", "attacker retreated": "The attacker retreated",
     "defender card": "A card sent the defender back", "attacker card": "A card sent the attacker back",
-    "rounds": "Rounds ran out (the defender holds)", "both retreated": "Both sides withdrew after recon"}
+    "rounds": "Rounds ran out (the defender holds)",
+    "both retreated": "Both sides withdrew after recon (the defender holds)"}
 """How a battle ended, named by the side it ended for (the loser), as the Monte Carlo table shows it."""
 
 
