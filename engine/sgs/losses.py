@@ -18,6 +18,18 @@ Allocation(hits=(2, 1, 2), wasted=0)
 Allocation(hits=(1, 1), wasted=3)
 >>> allocate(1, 6, (Target(1, priority="first"), Target(3), Target(9, priority="last")), SgsRules())
 Allocation(hits=(1, 3, 3), wasted=0)
+
+A fort in the rear takes no hit while the CavUnits in front of it can, so by
+default (:attr:`~.rules.SgsRules.wastage_scope` ``"front"``) it does not stop
+the halving: of 6 OtherUnits' hits on a tank with a fort behind it, half are
+wasted and 3 land on the tank. Read literally ("every tier"), the fort is an
+OtherUnit still there, so nothing is wasted and the tank takes all 6:
+
+>>> tank_and_fort = (Target(9, cav=True), Target(1, priority="last"))
+>>> allocate(0, 6, tank_and_fort, SgsRules())
+Allocation(hits=(3, 0), wasted=3)
+>>> allocate(0, 6, tank_and_fort, SgsRules(wastage_scope="every tier"))
+Allocation(hits=(6, 0), wasted=0)
 """
 
 from __future__ import annotations
@@ -125,6 +137,12 @@ def allocate_groups(cav_hits: int, other_hits: int, groups: Sequence[tuple[list[
     indices of the CavUnits and of the OtherUnits that can be hit; ``room``
     is the strength left to each unit and goes down as hits land, ``out``
     gathers each unit's hits. Returns the hits lost.
+
+    Half of the OtherUnits' hits still to land is wasted (once a volley) when
+    they reach a tier's CavUnits: by default as soon as those
+    CavUnits have room to take them (the OtherUnits of that tier and the
+    tiers before it are then full); with ``wastage_scope`` "every tier" only
+    when no OtherUnit of any tier, later ones included, has room left.
     """
     method = rules.split
     wasted = 0
@@ -135,8 +153,12 @@ def allocate_groups(cav_hits: int, other_hits: int, groups: Sequence[tuple[list[
             cav_hits = _give(cav_hits, others, room, out, method)
         if other_hits:
             other_hits = _give(other_hits, others, room, out, method)
-            if other_hits and cavs and not halved and not any(room[i] for _, oth in groups for i in oth):
+            if other_hits and cavs and not halved and (
+                    any(map(room.__getitem__, cavs)) if rules.wastage_scope == "front"
+                    else not any(room[i] for _, oth in groups for i in oth)):
                 # only CavUnits left to take the balance of the OtherUnits' hits: half of that balance is wasted
+                # (the OtherUnits of this tier and those before it are full, or hits would not be left; "front"
+                # does not wait for those of later tiers, the rear forts, which take no hit while others can)
                 halved = True
                 kept = other_hits // 2 if rules.wastage_rounding == "down" else (other_hits + 1) // 2
                 wasted += other_hits - kept

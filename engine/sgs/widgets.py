@@ -200,7 +200,7 @@ LOSS_INPUTS: Final = Group("inputs", "", fields=(
            ({"strength": 1, "cav": False, "priority": "first"}, {"strength": 6, "cav": False, "priority": "normal"},
             {"strength": 3, "cav": True, "priority": "normal"}, {"strength": 4, "cav": False, "priority": "last"}),
            item=TARGET, min_items=1, max_items=20, label="Units being hit"),
-    _settings("split", "wastage_rounding"),
+    _settings("split", "wastage_rounding", "wastage_scope"),
 ))
 
 
@@ -209,7 +209,7 @@ def loss_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     out = allocate(values["cav_hits"], values["other_hits"], targets, rules_of(values))
     rows = [{"unit": n + 1, "strength": t.strength, "cav": t.cav, "priority": t.priority, "hits": h,
              "left": t.strength - h} for n, (t, h) in enumerate(zip(targets, out.hits))]
-    return {"allocation": out.to_json(), "rows": rows, "assumptions": _assumptions(values, ("split", "wastage_rounding"))}
+    return {"allocation": out.to_json(), "rows": rows, "assumptions": _assumptions(values, ("split", "wastage_rounding", "wastage_scope"))}
 
 
 def loss_render(r: Mapping[str, Any]) -> str:
