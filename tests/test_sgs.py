@@ -347,6 +347,31 @@ def test_all_rounds_fought_then_the_defender_holds() -> None:
     assert [e["round"] for e in out.events] == ["main", "next", "next", "next"]
 
 
+@pytest.mark.parametrize("next_rounds", [0, 1, 2, 3])
+def test_the_number_of_next_rounds_is_a_setting(next_rounds: int) -> None:
+    """The source caps next rounds at three and gives no number for a battle: setting next_rounds, three by
+    default. With fewer the defender holds sooner, each next round still costing both sides a drop."""
+    setup = Setup(Force((one(combat=-1),), leader_morale=5), Force((one(combat=-1),), leader_morale=5))
+    out = fight(setup, SgsRules(next_rounds=next_rounds), random.Random(0), record=True)
+    assert (out.winner, out.reason, out.rounds) == ("defender", "rounds", 1 + next_rounds)
+    assert [e["round"] for e in out.events] == ["main"] + ["next"] * next_rounds
+    assert out.morale == (8 - next_rounds, 8 - next_rounds)
+    field = rules_group(SgsRules).field("next_rounds")
+    assert (field.default, field.minimum, field.maximum) == (3, 0, 3) and field.assumed
+
+
+def test_fewer_next_rounds_in_the_twelve_a_side_battle() -> None:
+    """Seeded: with no next round the battle never lasts past the main round, and the defender wins every battle
+    the main round does not settle; the default (three) is today's battle, seed for seed."""
+    none = dataclasses.replace(RULES, next_rounds=0)
+    three = dataclasses.replace(RULES, next_rounds=3)
+    for seed in range(40):
+        short = fight(TWELVE_A_SIDE, none, random.Random(seed), record=True)
+        assert "next" not in [e["round"] for e in short.events]
+        assert short.reason != "retreat" and (short.reason != "rounds" or short.winner == "defender")
+        assert fight(TWELVE_A_SIDE, three, random.Random(seed)) == fight(TWELVE_A_SIDE, RULES, random.Random(seed))
+
+
 def test_special_rounds_only_with_units_for_them() -> None:
     special = (one("guns", artillery=True, combat=-1), one("stukas", air=True, combat=-1),
                one("mines", mines=True, combat=-1), one("scouts", recon=True, combat=-1))

@@ -1,7 +1,8 @@
 """A land battle, round by round: :func:`fight` and the battle object.
 
 The rounds come in a fixed order (:data:`~.rules.ROUNDS`): artillery
-preparation, air support, mines, recon, main, then up to three next rounds;
+preparation, air support, mines, recon, main, then up to three next rounds
+(:attr:`~.rules.SgsRules.next_rounds`, three by default);
 each is fought only if some unit can fire in it. In a round both sides fire
 together unless a card gives one side the first shot; hits are allocated
 (:mod:`.losses`), hard-hit units test for panic (:mod:`.panic`), battle
@@ -32,7 +33,7 @@ from .losses import TIERS, allocate_groups
 from .morale import armour_superiority, battle_morale, heavy_losses
 from .panic import must_test, panics
 from .rout import demoralised, routs, who_tests
-from .rules import MAX_NEXT_ROUNDS, RoundName, SgsRules, faces
+from .rules import RoundName, SgsRules, faces
 from .shots import round_modifiers
 from .units import SideName, Setup, Unit
 
@@ -556,7 +557,7 @@ class Battle:
                 self.events.append({"round": "retreat", "side": card, "morale": self.morale(SIDES.index(card)),
                                     "card": True})
             return self.outcome("defender" if card == "attacker" else "attacker", "card", retreated=card)
-        order: list[RoundName] = [r for r in _SPECIAL] + ["main"] + ["next"] * MAX_NEXT_ROUNDS
+        order: list[RoundName] = [r for r in _SPECIAL] + ["main"] + ["next"] * self.rules.next_rounds
         for round_name in order:
             if round_name in _SPECIAL and not self.can_fire(round_name):
                 continue

@@ -27,7 +27,8 @@ RoundName: TypeAlias = Literal["artillery", "air", "mines", "recon", "main", "ne
 """A battle round that involves fire (the card round fires nothing)."""
 
 MAX_NEXT_ROUNDS: Final = 3
-"""Next rounds follow the main round at most three times."""
+"""Next rounds follow the main round at most three times: the source's cap (how many a battle fights is the
+setting :attr:`SgsRules.next_rounds`)."""
 
 ROUNDS: Final[tuple[RoundName, ...]] = ("artillery", "air", "mines", "recon", "main") + ("next",) * MAX_NEXT_ROUNDS
 """The fire rounds in the order they are fought: eight at most besides the card round."""
@@ -123,6 +124,13 @@ class SgsRules:
                                    choices=("all", "cards"),
                                    labels={"all": "as in the main round (no crossing)", "cards": "cards only"},
                                    assumed="The source lists no modifiers for the recon round.", section="Rounds")
+    next_rounds: int = setting(MAX_NEXT_ROUNDS, help="Next rounds fought after the main round, at most (the "
+                                                     "battle may end sooner).", minimum=0, maximum=MAX_NEXT_ROUNDS,
+                               label="Next rounds at most",
+                               assumed="The source lets next rounds come up to three times and says a battle's "
+                                       "length depends on the terrain, those taking part and sometimes cards, "
+                                       "with no numbers; we fight all three unless this says fewer.",
+                               section="Rounds")
     crossing_round: str = setting("main", help="The round in which a river or strait crossing counts.",
                                   choices=("main", "first"),
                                   labels={"main": "the main round",
