@@ -68,11 +68,28 @@ def test_battle_morale_sums_every_term() -> None:
     assert battle_morale(0, [], air=False, armour=0, enemy_armour=3).total == 0
 
 
-@pytest.mark.parametrize("morales, half_up, half_even", [
-    ([3, 4], 4, 4), ([2, 3], 3, 2), ([1, 2, 2], 2, 2), ([1, 1, 2], 1, 1), ([5], 5, 5)])
-def test_mean_morale_rounding(morales: list[int], half_up: int, half_even: int) -> None:
+@pytest.mark.parametrize("morales, half_up, half_even, up", [
+    ([3, 4], 4, 4, 4), ([2, 3], 3, 2, 3), ([1, 2, 2], 2, 2, 2), ([1, 1, 2], 1, 1, 2), ([5], 5, 5, 5),
+    ([3, 3, 3, 4], 3, 3, 4), ([], 0, 0, 0)])
+def test_mean_morale_rounding(morales: list[int], half_up: int, half_even: int, up: int) -> None:
     assert mean_morale(morales) == half_up
     assert mean_morale(morales, "half even") == half_even
+    assert mean_morale(morales, "up") == up  # "the next" whole value: any fraction up
+
+
+def test_mean_rounded_up_in_a_battle() -> None:
+    """Morales 3, 3, 4 have the mean 10/3: 3 to the nearest, 4 rounded up; the battle's quick count (Battle.morale)
+    and the term-by-term one agree under every rounding (test_what_a_battle_keeps_up_to_date... checks it
+    round by round under the default)."""
+    a = Force((one(morale=3), one(morale=3), one(morale=4)), leader_morale=1)
+    d = Force((one(morale=3),), leader_morale=1)
+    for rounding, mean in (("half up", 3), ("half even", 3), ("up", 4)):
+        out = fight(Setup(a, d), SgsRules(mean_rounding=rounding), random.Random(2), record=True)
+        start = out.events[0]["morale_start"][0]
+        assert (start["mean"], start["total"]) == (mean, 1 + mean)
+        from engine.sgs.battle import Battle
+        b = Battle(Setup(a, d), SgsRules(mean_rounding=rounding), random.Random(2), False)
+        assert b.morale(0) == b.morale_terms(0).total == 1 + mean
 
 
 @pytest.mark.parametrize("own, enemy, superior", [(2, 0, True), (1, 0, False), (2, 1, True), (3, 2, False),

@@ -331,10 +331,14 @@ class Battle:
 
     def morale(self, s: int) -> int:
         """Battle morale now: :meth:`morale_terms` added up in whole numbers (the hot path)."""
-        if self.rules.mean_rounding != "half up":
-            return self.morale_terms(s).total
+        rounding = self.rules.mean_rounding
         n = self.fighting_n[s]
-        mean = (2 * self.morale_sum[s] + n) // (2 * n) if n else 0  # the mean rounded half up
+        if rounding == "half up":
+            mean = (2 * self.morale_sum[s] + n) // (2 * n) if n else 0
+        elif rounding == "up":
+            mean = -(-self.morale_sum[s] // n) if n else 0
+        else:
+            return self.morale_terms(s).total
         own, enemy = self.armoured[s], self.armoured[1 - s]
         return (self.line.morale_base[s] + mean + (1 if self.flying[s] else 0) + (1 if own else 0)
                 + (1 if armour_superiority(own, enemy) else 0) - self.drops[s])

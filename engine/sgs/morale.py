@@ -1,9 +1,10 @@
 """Battle morale: how long a side keeps fighting.
 
 A side's battle morale is its leader's morale, plus the mean morale of its
-combat units rounded to a whole number, plus +1 with aircraft present, +1
-with armour present, +1 more with armour superiority (at least two armour
-units and at least twice the enemy's), plus boosters and the scenario bonus.
+combat units rounded to a whole number (as :attr:`~.rules.SgsRules.mean_rounding`
+says), plus +1 with aircraft present, +1 with armour present, +1 more with
+armour superiority (at least two armour units and at least twice the
+enemy's), plus boosters and the scenario bonus.
 It is worked out again every round from the units still fighting, less the
 drops the side has suffered so far: one per unit eliminated or panicked, one
 per next round, one per round of heavy losses.
@@ -31,18 +32,21 @@ def armour_superiority(own: int, enemy: int) -> bool:
 
 
 def mean_morale(morales: Sequence[int], rounding: str = "half up") -> int:
-    """Mean morale of the combat units, rounded to a whole number (0 without units).
+    """Mean morale of the combat units, rounded to a whole number (0 without units): to the nearest, a half
+    up (``"half up"``) or to the even one (``"half even"``), or up to the next whole value (``"up"``).
 
     >>> mean_morale([3, 4]), mean_morale([3, 4], "half even"), mean_morale([2, 3], "half even")
     (4, 4, 2)
-    >>> mean_morale([1, 1, 2])
-    1
+    >>> mean_morale([1, 1, 2]), mean_morale([1, 1, 2], "up"), mean_morale([2, 2], "up")
+    (1, 2, 2)
     """
     if not morales:
         return 0
     exact = Fraction(sum(morales), len(morales))
     if rounding == "half even":
         return round(exact)
+    if rounding == "up":
+        return exact.__ceil__()
     return int((exact + Fraction(1, 2)).__floor__())
 
 

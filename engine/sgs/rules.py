@@ -69,9 +69,14 @@ class SgsRules:
                                     assumed="The source says only that the value is usually lower once half "
                                             "the strength is gone.", section="Shots")
     mean_rounding: str = setting("half up", help="How the mean morale of the combat units is rounded.",
-                                 choices=("half up", "half even"),
-                                 assumed="The source says rounded to the closest whole value, "
-                                         "without saying which way a half goes.", section="Battle morale")
+                                 choices=("half up", "half even", "up"),
+                                 labels={"half up": "to the nearest whole value, a half up",
+                                         "half even": "to the nearest whole value, a half to the even one",
+                                         "up": "up to the next whole value, any fraction"},
+                                 assumed="The source's wording for rounding the mean can be read as the nearest "
+                                         "whole value or as the next one up, and it does not say where a half "
+                                         "goes; we take the nearest, a half rounding up.",
+                                 section="Battle morale")
     demoralised: str = setting("below zero", help="When a side's battle morale makes it take a rout test.",
                                choices=("below zero", "zero or below"),
                                assumed="The source says below zero in one place and zero or negative in another.",
