@@ -95,7 +95,7 @@ EXPECTED = {
         "sample 1": "ade7f3a7e12a557b600e",
         "sample 7": "557228cda575a990139c",
         "sample 12345": "a6c20aac7dc4ef916610",
-        "estimate tally": "889cb4250f316d4ce866",
+        "estimate tally": "659595c02b082ba24f18",
         "estimate html": "74477b50696525588a1b",
     },
     "sgs small": {
@@ -103,7 +103,7 @@ EXPECTED = {
         "sample 1": "c7bb71c81cf272a92f5b",
         "sample 7": "5711a8018a7eeb455d37",
         "sample 12345": "f8a4cc52d3c5be2606a7",
-        "estimate tally": "8336bd46ec962b77abdd",
+        "estimate tally": "eb3d3f8be14f945baae7",
         "estimate html": "fd7f0460b610bd033b8f",
     },
     "sgs special": {
@@ -111,7 +111,7 @@ EXPECTED = {
         "sample 1": "0ea9bafa5514d6405f70",
         "sample 7": "67044cfcc34f78e3a41d",
         "sample 12345": "0344f382c9de5b082ca8",
-        "estimate tally": "cb0c49c41876fc364d77",
+        "estimate tally": "8a284619d4c32d295a35",
         "estimate html": "fad6937d5f3c931fd504",
     },
 }

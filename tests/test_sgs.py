@@ -477,15 +477,48 @@ def test_air_units_are_not_hit_before_the_main_round() -> None:
     assert all(h["unit"] == "rifles" for alloc in first["allocation"] for h in alloc["hits"])
 
 
-def test_seeded_battles_replay_and_record_changes_nothing() -> None:
+ELITES = dataclasses.replace(TWELVE_A_SIDE, attacker=dataclasses.replace(TWELVE_A_SIDE.attacker, units=tuple(
+    dataclasses.replace(u, elite=True) if u.rof == 2 else u for u in TWELVE_A_SIDE.attacker.units)))
+"""The twelve-a-side battle with every attacking unit that fires twice elite (the defender's guards already are)."""
+
+
+@pytest.mark.parametrize("rules", [RULES, dataclasses.replace(RULES, die="1-10", reduced_at_half=False),
+                                   dataclasses.replace(RULES, elite_reroll="first shot"),
+                                   dataclasses.replace(RULES, elite_reroll="first shot", die="1-10"),
+                                   dataclasses.replace(RULES, mean_rounding="up", next_rounds=1,
+                                                       wastage_scope="every tier")],
+                         ids=["default", "d10 full value", "elite first shot", "elite first shot d10", "others"])
+def test_seeded_battles_replay_and_record_changes_nothing(rules: SgsRules) -> None:
     # An unrecorded volley with no hit to cancel counts its hits in a loop of its own (Battle.fire): the same
-    # dice in the same order as the recorded one, under each reading of the die and of a worn unit's value.
-    for rules in (RULES, dataclasses.replace(RULES, die="1-10", reduced_at_half=False)):
+    # dice in the same order as the recorded one, under each reading of the die, of a worn unit's value, of
+    # which misses an elite rolls again, and of the others.
+    for setup in (TWELVE_A_SIDE, ELITES):
         for seed in range(20):
-            a = fight(TWELVE_A_SIDE, rules, random.Random(seed), record=True)
-            b = fight(TWELVE_A_SIDE, rules, random.Random(seed), record=False)
+            a = fight(setup, rules, random.Random(seed), record=True)
+            b = fight(setup, rules, random.Random(seed), record=False)
             assert dataclasses.replace(a, events=()) == b
             json.dumps(a.events)  # JSON-able
+
+
+def test_an_elite_rolls_again_after_every_miss_or_only_its_first_shots() -> None:
+    """By default every missed shot of an elite is rolled once more; under elite_reroll "first shot" only the
+    first shot of its volley (a division firing twice: a miss of its second shot stands)."""
+    a = Force((one("guards", strength=9, combat=4, rof=2, elite=True, morale=9),), leader_morale=9)
+    d = Force((one("rifles", strength=9, combat=-1, morale=9),), leader_morale=9)
+    first = dataclasses.replace(RULES, elite_reroll="first shot", next_rounds=0)
+    # main round: the guards roll 9 (miss) then 0 (hit) for the first shot, 9 (miss) for the second: by default
+    # its second die comes next (3, a hit); read "first shot", that 3 is the rifles' die and the miss stands
+    every = fight(Setup(a, d), dataclasses.replace(RULES, next_rounds=0), Scripted([9, 0, 9, 3, 5]), record=True)
+    shots = every.events[0]["fire"][0]["shots"]
+    assert [s["dice"] for s in shots] == [[9, 0], [9, 3]] and every.events[0]["fire"][0]["hits"] == 2
+    once = fight(Setup(a, d), first, Scripted([9, 0, 9, 3]), record=True)
+    shots = once.events[0]["fire"][0]["shots"]
+    assert [s["dice"] for s in shots] == [[9, 0], [9]] and once.events[0]["fire"][0]["hits"] == 1
+    assert once.events[0]["fire"][1]["shots"][0]["dice"] == [3]
+    # the exact odds follow the setting: two shots at value 4 hit 3/4 each, or 3/4 and then 1/2
+    assert hits_distribution([Shooter(4, 2, elite=True)], RULES).mean() == Fraction(3, 2)
+    assert hits_distribution([Shooter(4, 2, elite=True)], first).mean() == Fraction(5, 4)
+    assert hits_distribution([Shooter(4, 1, elite=True)], first).mean() == Fraction(3, 4)
 
 
 def test_what_a_battle_keeps_up_to_date_is_what_a_fresh_count_finds(monkeypatch: pytest.MonkeyPatch) -> None:

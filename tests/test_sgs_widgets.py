@@ -163,6 +163,35 @@ def test_the_battle_log_names_units_and_titles_rounds_by_what_happened() -> None
     assert html.count("<details") > html.count('<details class="battle-round" open') >= 1
 
 
+def test_round_odds_and_the_runs_check_follow_which_misses_an_elite_rolls_again() -> None:
+    """Setting elite_reroll: the "Hits in one round" calculator and the battle run's exact check of its opening
+    volley read it as the battle does."""
+    from engine.sgs.rules import SgsRules
+    from engine.sgs.widgets import opening_check, setup_from
+    shooters = [{"value": 4, "rof": 2, "elite": True, "count": 1}]
+    every = ROUND_ODDS.run({"shooters": shooters, "modifier": 0})
+    first = ROUND_ODDS.run({"shooters": shooters, "modifier": 0, "settings": {"elite_reroll": "first shot"}})
+    # every miss: 3/4 a shot; first shot only: 3/4 then 1/2
+    assert {d["result"]: d["p"] for d in every["distribution"]} == {"0 hits": "1/16", "1 hits": "3/8", "2 hits": "9/16"}
+    assert {d["result"]: d["p"] for d in first["distribution"]} == {"0 hits": "1/8", "1 hits": "1/2", "2 hits": "3/8"}
+    assert any(a["setting"] == "settings.elite_reroll" for a in first["assumptions"])
+    # an opening volley of elites: the run's check takes the setting's odds
+    guards = {"attacker": {"units": [{"count": 3, "strength": 6, "combat": 4, "rof": 2, "elite": True}]},
+              "defender": {"units": [{"count": 3, "strength": 6, "combat": 4, "rof": 2}]},
+              "terrain_defence": 0, "crossing": 0, "entrenched": False}
+    checks = {}
+    for reading in ("every miss", "first shot"):
+        values = BATTLE.validate({**guards, "settings": {"elite_reroll": reading}})
+        checks[reading] = opening_check(setup_from(values), SgsRules(elite_reroll=reading))
+    # the main round's six shots at value 4 + 1 (the better leader): each hits 21/25 after a miss's second roll,
+    # or the first shot of each pair 21/25 and the second 3/5
+    assert checks["every miss"].exact != checks["first shot"].exact
+    from engine.sgs.shots import Shooter, hits_distribution
+    for reading, check in checks.items():
+        dist = hits_distribution([Shooter(5, 2, elite=True)] * 3, SgsRules(elite_reroll=reading))
+        assert check.round == "main" and check.exact == dist.at_least(check.hits)
+
+
 def test_both_sides_leaving_after_recon_is_a_defenders_win_in_the_run() -> None:
     """No battle is won by nobody: when both withdraw after recon the defender wins, and the endings table still
     says both withdrew."""

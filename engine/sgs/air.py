@@ -39,7 +39,7 @@ from typing import Any, Literal, TypeAlias
 
 from ..dice import Dist
 from .rules import SgsRules, faces
-from .shots import Shooter, hits_distribution
+from .shots import Shooter, hits_distribution, rerolls
 
 __all__ = ["Plane", "AA_RADAR", "AA_ALL_STEALTH", "INTERCEPTION_MODIFIERS", "aa_modifier", "split_volley",
            "volley_odds", "interceptor", "interception_modifiers", "interception_chance", "interception_points", "FlightTest", "flight_interception",
@@ -236,10 +236,10 @@ def fire_volley(shooters: Sequence[Shooter], rules: SgsRules, rng: random.Random
     dice: list[int] = []
     n = 0
     for s in shooters:
-        for _ in range(s.rof):
+        for again in rerolls(s.elite, s.rof, rules):
             d = rng.choice(fs)
             dice.append(d)
-            if d > s.target and s.elite:
+            if d > s.target and again:
                 d = rng.choice(fs)
                 dice.append(d)
             n += d <= s.target

@@ -34,7 +34,7 @@ from .morale import armour_superiority, battle_morale, heavy_losses
 from .panic import must_test, panics
 from .rout import demoralised, routs, who_tests
 from .rules import RoundName, SgsRules, faces
-from .shots import round_modifiers
+from .shots import rerolls, round_modifiers
 from .units import SideName, Setup, Unit
 
 __all__ = ["Outcome", "Battle", "fight", "SIDES"]
@@ -128,10 +128,11 @@ class Lineup:
         self.low, self.sides_n = fs[0], len(fs)
         self.shot_parts = [[(tuple(u.value(left, rules.reduced_at_half) - self.low + 1
                                    for left in range(u.strength + 1)),
-                             range(u.rof), u.elite, u.cav) for u in us] for us in self.units]
+                             rerolls(u.elite, u.rof, rules), u.cav) for u in us] for us in self.units]
         """Per unit, what its shots read: by strength left, the number of the die's faces at or under its combat
         value before modifiers (:meth:`~.units.Unit.value`, the reduced value at half strength or less if the rules
-        say so); its shots (``range(rof)``), elite, CavUnit."""
+        say so); one flag per shot (its rate of fire), whether a miss of that shot is rolled once more
+        (:func:`~.shots.rerolls`: an elite's every shot, or only its first); CavUnit."""
         self.modifiers: dict[tuple[int, RoundName, int, int, bool], tuple[tuple[tuple[str, int], ...], int]] = {}
         """:func:`round_modifiers` and their sum by side, round, armour on each side and first round: they
         depend on nothing else, so every battle on this setup shares them."""
@@ -364,18 +365,18 @@ class Battle:
         units, strength = self.units[s], self.strength[s]
         if log is None and not cancel:
             # Unrecorded, with no hit to cancel, a volley only counts its hits: the shots below, the dice rolled
-            # in the same order (an elite's second die only after a miss), nothing else kept
+            # in the same order (a re-rolled miss's second die only after the miss), nothing else kept
             parts, active = self.line.shot_parts[s], self.active[s]
             for i in self.shooter_idx[s][round_name]:  # (:meth:`shooters`, filtered here: no list kept)
                 if not active[i]:
                     continue
-                faces_under, shots, elite, cav = parts[i]
+                faces_under, rerolls, cav = parts[i]
                 # the die shows ``low + int(rand() * n)``: at or under the modified value when ``rand() * n`` is
                 # under ``hitting``, the number of faces that hit
                 hitting = faces_under[strength[i]] + bonus
                 hits = 0
-                for _ in shots:
-                    if rand() * n < hitting or (elite and rand() * n < hitting):
+                for again in rerolls:  # one a shot: whether a miss is rolled once more
+                    if rand() * n < hitting or (again and rand() * n < hitting):
                         hits += 1
                 if cav:
                     cav_hits += hits
@@ -383,14 +384,14 @@ class Battle:
                     other_hits += hits
             return cav_hits, other_hits
         shots: list[dict[str, Any]] = []
+        parts = self.line.shot_parts[s]
         for i in self.shooters(s, round_name):
             u = units[i]
             target = u.value(strength[i], reduced) + bonus
-            elite = u.elite
             hits = 0
-            for _ in range(u.rof):
+            for again in parts[i][1]:  # one a shot (its rate of fire): whether a miss is rolled once more
                 d = first = low + int(rand() * n)
-                if d > target and elite:  # an elite rolls a miss once more
+                if d > target and again:  # an elite rolls a miss once more
                     d = low + int(rand() * n)
                 hit = d <= target
                 cancelled = hit and cancel
@@ -399,7 +400,7 @@ class Battle:
                 if hit:
                     hits += 1
                 if log is not None:
-                    shot = {"unit": u.name, "target": target, "dice": [first, d] if first > target and elite else [d],
+                    shot = {"unit": u.name, "target": target, "dice": [first, d] if first > target and again else [d],
                             "hit": hit}
                     if cancelled:
                         shot["cancelled"] = True

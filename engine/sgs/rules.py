@@ -68,6 +68,14 @@ class SgsRules:
     reduced_at_half: bool = setting(True, help="A unit at half its strength or less fires with its reduced value.",
                                     assumed="The source says only that the value is usually lower once half "
                                             "the strength is gone.", section="Shots")
+    elite_reroll: str = setting("every miss", help="Which missed shots of an elite unit are rolled once more.",
+                                choices=("every miss", "first shot"),
+                                labels={"every miss": "every missed shot",
+                                        "first shot": "only the first shot of its volley (a unit firing twice "
+                                                      "re-rolls a miss of its first shot only)"},
+                                assumed="The source lets an elite unit fire again when its first shot misses; "
+                                        "elsewhere it speaks of first rolls, which fits a second roll for any "
+                                        "shot. We give every missed shot one more roll.", section="Shots")
     mean_rounding: str = setting("half up", help="How the mean morale of the combat units is rounded.",
                                  choices=("half up", "half even", "up"),
                                  labels={"half up": "to the nearest whole value, a half up",

@@ -1,8 +1,9 @@
 """Shots: a hit when the die shows the modified combat value or less.
 
 Each unit fires as many shots as its rate of fire; an elite unit rolls a
-missed shot once more. The modifiers that count depend on the round
-(:data:`~.rules.ROUND_MODIFIERS`).
+missed shot once more (every missed shot by default, only the first shot of
+its volley under :attr:`~.rules.SgsRules.elite_reroll` ``"first shot"``). The
+modifiers that count depend on the round (:data:`~.rules.ROUND_MODIFIERS`).
 
 >>> rules = SgsRules()
 >>> hit_chance(4, rules), hit_chance(4, rules, elite=True)
@@ -11,6 +12,14 @@ missed shot once more. The modifiers that count depend on the round
 (Fraction(0, 1), Fraction(1, 1))
 >>> hits_distribution([Shooter(4, 2)], rules)
 Dist({0: 1, 1: 2, 2: 1})
+
+An elite firing twice hits with each shot 3/4 of the time; when only its
+first shot may be rolled again, its second hits half the time:
+
+>>> hits_distribution([Shooter(4, 2, elite=True)], rules).mean()
+Fraction(3, 2)
+>>> hits_distribution([Shooter(4, 2, elite=True)], SgsRules(elite_reroll="first shot")).mean()
+Fraction(5, 4)
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from .morale import armour_superiority
 from .rules import ROUND_MODIFIERS, RoundName, SgsRules, faces
 from .units import SideName, Setup
 
-__all__ = ["Shooter", "hit_chance", "shot_dist", "hits_distribution", "round_modifiers"]
+__all__ = ["Shooter", "hit_chance", "shot_dist", "rerolls", "hits_distribution", "round_modifiers"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +45,7 @@ class Shooter:
     rof: int = 1
     """Shots it fires."""
     elite: bool = False
-    """Rolls a miss once more."""
+    """Rolls a miss once more (:func:`rerolls` says which shots)."""
 
 
 def _faces_hitting(target: int, rules: SgsRules) -> tuple[int, int]:
@@ -59,13 +68,22 @@ def shot_dist(target: int, rules: SgsRules, *, elite: bool = False) -> Dist[int]
     return Dist({1: k, 0: n - k})
 
 
+def rerolls(elite: bool, rof: int, rules: SgsRules) -> tuple[bool, ...]:
+    """One flag per shot of a volley: whether a miss of that shot is rolled once more.
+
+    >>> rerolls(True, 2, SgsRules()), rerolls(True, 2, SgsRules(elite_reroll="first shot")), rerolls(False, 1, SgsRules())
+    ((True, True), (True, False), (False,))
+    """
+    every = rules.elite_reroll == "every miss"
+    return tuple(elite and (every or k == 0) for k in range(rof))
+
+
 def hits_distribution(shooters: Sequence[Shooter], rules: SgsRules) -> Dist[int]:
     """Exact distribution of the hits a group of shooters scores together."""
     total: Dist[int] = Dist({0: 1})
     for s in shooters:
-        one = shot_dist(s.target, rules, elite=s.elite)
-        for _ in range(s.rof):
-            total = total + one
+        for again in rerolls(s.elite, s.rof, rules):
+            total = total + shot_dist(s.target, rules, elite=again)
     return total
 
 

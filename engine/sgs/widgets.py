@@ -150,7 +150,7 @@ ROUND_INPUTS: Final = Group("inputs", "", fields=(
            item=SHOOTER, min_items=1, max_items=12, label="Firing units"),
     Integer("modifier", "Net modifier to every value this round (terrain, leaders, cards...).", 0,
             minimum=-10, maximum=10, label="Net modifier"),
-    _settings("die"),
+    _settings("die", "elite_reroll"),
 ))
 
 
@@ -165,7 +165,7 @@ def round_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     at_least = [{"hits": k, **prob_json(dist.at_least(k))} for k in sorted(dist) if k > 0]
     return {"distribution": _dist_rows(dist, "{} hits"), "mean": {"value": fraction_text(dist.mean()),
                                                                    "float": float(dist.mean())},
-            "at_least": at_least, "assumptions": _assumptions(values, ("die",))}
+            "at_least": at_least, "assumptions": _assumptions(values, ("die", "elite_reroll"))}
 
 
 def round_render(r: Mapping[str, Any]) -> str:
@@ -571,7 +571,7 @@ def opening_check(setup: Setup, rules: SgsRules) -> OpeningCheck | None:
     if not shooters:
         return None
     odds = round_compute({"shooters": [{"value": v, "rof": r, "elite": e, "count": 1} for v, r, e in shooters],
-                          "modifier": modifier, "settings": {"die": rules.die}})
+                          "modifier": modifier, "settings": {"die": rules.die, "elite_reroll": rules.elite_reroll}})
     at_least = {a["hits"]: Fraction(a["p"]) for a in odds["at_least"]}
     shift = 1 if cancelled else 0
     chances = {k: at_least.get(k + shift, Fraction(0)) for k in range(1, max(at_least, default=0) + 1)}
