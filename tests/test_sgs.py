@@ -845,3 +845,16 @@ def test_total_elimination_only_ends_a_main_or_next_round() -> None:
     out = fight(Setup(a, d), RULES, Scripted([9] * 10), record=True)
     assert out.rounds == 1 and out.winner == "defender" and out.eliminated == (0, 0)
     assert out.strengths[0] == (2, 2) and not [e for e in out.events if e["round"] == "total elimination"]
+
+
+def test_a_bomber_entered_as_a_support_unit_fires_in_the_air_support_round_only() -> None:
+    """Page 01: a plane that sits out the main and next rounds (a level bomber) goes in as a support unit with
+    Air ticked: it fires in the air support round alone, is never hit, and adds no air bonus to morale."""
+    bomber = one("bombers", role="support", air=True, combat=9, rof=1, strength=3)
+    a = Force((one("rifles", strength=9, combat=-1, morale=9), bomber), leader_morale=9)
+    d = Force((one("rifles", strength=9, combat=9, morale=9, rof=2),), leader_morale=9)
+    out = fight(Setup(a, d), RULES, random.Random(4), record=True)
+    fired = {(e["round"], s["unit"]) for e in out.events for f in e.get("fire", []) for s in f["shots"]}
+    assert ("air", "bombers") in fired and not [r for r, u in fired if u == "bombers" and r != "air"]
+    assert out.strengths[0][1] == 3 and out.rounds == 5  # never hit; air support, main and three next rounds
+    assert out.events[0]["morale_start"][0]["air"] == 0
