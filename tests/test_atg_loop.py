@@ -238,6 +238,26 @@ def test_counterattack_after_a_miss_and_rulevar_807():
     assert not _attacks(fight(s, Rules(counterattacks_off=True), random.Random(12), record=True), counter=True)
 
 
+def test_counterattacks_are_lighter_in_every_case_by_default():
+    """The page says counterattacks are lighter in AT Gold; by default all four rulevars (101 to 104) halve
+    them: the hex's attackers or defenders striking back, land against land or otherwise."""
+    poke = _type("Poke", attack={"soft": 1}, hp=1_000_000, initiative=100)
+    jab = _type("Jab", "air", "air", attack={"air": 1}, hp=1_000_000, initiative=100)
+    seen = {}
+    for theatre, kind in (("land", "Poke"), ("air", "Jab")):
+        for side in (0, 1):  # which side starts: the other counterattacks
+            first, second = (kind, "Dummy") if side == 0 else ("Dummy", kind)
+            dummy = replace(DUMMY, theatre=theatre, group="air" if theatre == "air" else "soft",
+                            attack={"air": 1} if theatre == "air" else {"soft": 1})
+            s = _setup([Unit(first, 1, UnitState(action_points=10))], [Unit(second, 1)],
+                       combat="airstrike" if theatre == "air" else "land", roster=_roster(poke, jab, dummy))
+            o = fight(s, Rules(), random.Random(15), record=True)
+            counters = _attacks(o, counter=True, attacker_side=1 - side)
+            assert counters, (theatre, side)
+            seen[(theatre, 1 - side)] = {_mod(e, "counterattack") for e in counters}
+    assert seen == {("land", 0): {0.5}, ("land", 1): {0.5}, ("air", 0): {0.5}, ("air", 1): {0.5}}
+
+
 def test_ground_does_not_counter_aircraft_and_no_counters_in_bombardment():
     plane = _type("Plane", "air", "air", attack={"soft": 1}, hp=1_000_000, kill=100, retreat=0)
     hitter = _type("Hitter", attack={"soft": 1, "air": 1}, hp=1_000_000)

@@ -59,6 +59,12 @@ def _later(number: str) -> str:
     return f"The page names rulevar {number} without a value. {LATER}"
 
 
+def _lighter(number: str) -> str:
+    return (f"The page names rulevar {number} but gives no value. It says only that under the AT Gold (and "
+            "classic) rules a counterattack strikes less hard than an attack; one half, the same in all four "
+            "cases, is our choice.")
+
+
 @dataclass(frozen=True)
 class Rules:
     """The rule variables and reading choices of one battle."""
@@ -200,16 +206,16 @@ class Rules:
                                        assumed=_later("807") + " 0 means counterattacks happen.")
     counter_attacker_land: Fraction = setting(Fraction(1, 2), help="Rulevar 101: counterattack by the hex's "
                                               "attackers, land against land.", minimum=0, maximum=10,
-                                              section=_COUNTER, assumed=_later("101"))
-    counter_defender_land: Fraction = setting(Fraction(1), help="Rulevar 102: counterattack by the hex's defenders, "
-                                              "land against land.", minimum=0, maximum=10, section=_COUNTER,
-                                              assumed=_later("102"))
-    counter_attacker_other: Fraction = setting(Fraction(1), help="Rulevar 103: counterattack by the hex's "
+                                              section=_COUNTER, assumed=_lighter("101"))
+    counter_defender_land: Fraction = setting(Fraction(1, 2), help="Rulevar 102: counterattack by the hex's "
+                                              "defenders, land against land.", minimum=0, maximum=10,
+                                              section=_COUNTER, assumed=_lighter("102"))
+    counter_attacker_other: Fraction = setting(Fraction(1, 2), help="Rulevar 103: counterattack by the hex's "
                                                "attackers, other cases.", minimum=0, maximum=10, section=_COUNTER,
-                                               assumed=_later("103"))
-    counter_defender_other: Fraction = setting(Fraction(1), help="Rulevar 104: counterattack by the hex's "
+                                               assumed=_lighter("103"))
+    counter_defender_other: Fraction = setting(Fraction(1, 2), help="Rulevar 104: counterattack by the hex's "
                                                "defenders, other cases.", minimum=0, maximum=10, section=_COUNTER,
-                                               assumed=_later("104"))
+                                               assumed=_lighter("104"))
     counter_battery: bool = setting(False, help="Rulevar 142: defending artillery fires back in artillery attacks.",
                                     section=_COUNTER, assumed=_later("142") + " 0 means off, as in Gold.")
 
