@@ -40,6 +40,10 @@ SOFT = _type("Soft", attack={}, hp=1, initiative=0)
 WEAK = _type("Weak", attack={"soft": 1}, hp=1_000_000, kill=100, retreat=0, initiative=0)
 
 
+NO_START_UP = {"startup_round_1": F(1), "startup_round_2": F(1)}
+"""Rulevars 316 and 317 off, for a test that needs the attack score in the first rounds as the type has it."""
+
+
 def _roster(*types: UnitType):
     return roster_of(ROSTER_ORDER + types)
 
@@ -209,7 +213,7 @@ def test_backbench_needs_breakthrough_or_artillery():
 
 def test_hit_retreating_individuals_cannot_be_targeted_and_leave_after_two_rounds():
     o = fight(_setup([Unit("Shove", 1, UnitState(action_points=100))], [Unit("Soft", 2), Unit("Dummy", 1)]),
-              Rules(counterattacks_off=True), random.Random(10), record=True)
+              Rules(counterattacks_off=True, **NO_START_UP), random.Random(10), record=True)
     shoved = [e["target"] for e in _attacks(o) if e["result"] == "retreat"]
     assert len(shoved) == len(set(shoved))                       # never shot at again
     first = _rounds(o)[0]["defender"]
@@ -405,7 +409,7 @@ def test_hit_frequency_matches_the_exact_chance(randomisation, tie_reading):
     s = _setup([Unit("Shooter", 1, UnitState(action_points=10))], [Unit("Target", 1)],
                roster=_roster(shooter, target))
     rules = Rules(randomisation=randomisation, tie_reading=tie_reading, counterattacks_off=True,
-                  concentric_1=F(0))  # 3 against 2 exactly
+                  concentric_1=F(0), **NO_START_UP)  # 3 against 2 exactly
     n = 4000
     hits = sum(_attacks(fight(s, rules, random.Random(i), record=True))[0]["result"] == "kill" for i in range(n))
     p = float(parts.hit_chance(3, 2, randomisation=randomisation, tie_reading=tie_reading))
@@ -563,6 +567,26 @@ def test_startup_modifier_rounds_1_and_2_scaled_by_type():
               random.Random(32), record=True)
     by_round = {e["round"]: _mod(e, "attack start-up") for e in _attacks(o)}
     assert by_round == {1: 0.75, 2: 0.875, 3: 1.0, 4: 1.0}       # 1 - (1 - m) × 1/2; 30 AP pay for rounds 2-4
+
+
+def test_the_start_up_penalty_is_on_by_default_and_tanks_feel_half_of_it():
+    """Rulevars 316 and 317 by default (1/2, 3/4): the attacking infantry fights at 1/2 of its strength in
+    round 1 and 3/4 in round 2, the roster's tanks (half the share) at 3/4 and 7/8. The defenders'
+    counterattacks are held back the same way; the attackers' own counterattacks and the defenders' attacks
+    are not, nor is anything from round 3 on."""
+    s = Setup((Unit("Infantry", 12), Unit("Tank", 4)), (Unit("Infantry", 30, UnitState(entrenchment=100)),))
+    seen: dict[tuple[int, bool, str, int], set[float]] = {}
+    for seed in range(4):
+        o = fight(s, Rules(), random.Random(seed), record=True)
+        for e in _attacks(o):
+            kind = e["attacker"].split(" ")[1].rstrip("#")
+            key = (e["attacker_side"], e["counter"], kind, min(e["round"], 3))
+            seen.setdefault(key, set()).add(_mod(e, "attack start-up"))
+    assert seen[(0, False, "Infantry", 1)] == {0.5} and seen[(0, False, "Infantry", 2)] == {0.75}
+    assert seen[(0, False, "Tank", 1)] == {0.75} and seen[(0, False, "Tank", 2)] == {0.875}
+    assert seen[(1, True, "Infantry", 1)] == {0.5} and seen[(1, True, "Infantry", 2)] == {0.75}
+    rest = {x for (side, counter, _, r), xs in seen.items() if r == 3 or side != int(counter) for x in xs}
+    assert rest == {1.0}
 
 
 def test_max_attacked_weakens_the_third_attack_on_a_target():

@@ -65,6 +65,13 @@ def _lighter(number: str) -> str:
             "cases, is our choice.")
 
 
+_STARTUP = ("The page names rulevars 316 and 317 as limits on the attacking side in the first two rounds, and "
+            "says why the rule exists: attackers need time to close in before they fight well, tanks less time "
+            "than infantry. So the rule is in force, but the page gives no numbers: one half in round 1 and three "
+            "quarters in round 2 are our choice, and each unit type's start-up share scales them (the "
+            "illustrative tank takes half the penalty, infantry all of it).")
+
+
 @dataclass(frozen=True)
 class Rules:
     """The rule variables and reading choices of one battle."""
@@ -257,13 +264,12 @@ class Rules:
     max_attacked_cap: Fraction = setting(Fraction(3), help="Rulevar 300: largest divisor of the max-attacked "
                                          "modifier.", minimum=1, maximum=100, section=_ATTACK,
                                          assumed=_later("300") + " We divide by min(times attacked / maximum, 300).")
-    startup_round_1: Fraction = setting(Fraction(1), help="Attack start-up modifier in round 1.", minimum=0,
-                                        maximum=1, section=_ATTACK,
-                                        assumed="The page calls it rulevar 316. " + LATER)
-    startup_round_2: Fraction = setting(Fraction(1), help="Attack start-up modifier in round 2.", minimum=0,
-                                        maximum=1, section=_ATTACK,
-                                        assumed="The page calls it rulevar 317, a number it also gives an experience "
-                                        "bound; kept apart. " + LATER)
+    startup_round_1: Fraction = setting(Fraction(1, 2), help="Rulevar 316: attack start-up modifier in round 1.",
+                                        minimum=0, maximum=1, section=_ATTACK, assumed=_STARTUP)
+    startup_round_2: Fraction = setting(Fraction(3, 4), help="Rulevar 317: attack start-up modifier in round 2.",
+                                        minimum=0, maximum=1, section=_ATTACK,
+                                        assumed=_STARTUP + " The page also gives 317 to an experience bound; the "
+                                        "two are kept apart.")
     out_of_fuel: Fraction = setting(Fraction(1, 2), help="Attack score factor of an individual without fuel.",
                                     minimum=0, maximum=1, section=_ATTACK, assumed=SILENT)
 
