@@ -133,10 +133,33 @@ def test_capitulation_is_tested_once():
         assert _notes(o, "capitulation test")[0]["chance"] == pytest.approx(0.8)   # 1 - 20/100
 
 
-def test_attackers_capitulate_in_round_30():
-    o = fight(_setup([Unit("Weak", 1, UnitState(action_points=1000))], [Unit("Dummy", 1)]),
-              Rules(counterattacks_off=True), random.Random(4), record=True)
-    assert o.rounds == 30 and o.ending == "defender_held" and o.attacker.capitulated == 1
+@pytest.mark.parametrize("combat", ["amphibious", "paradrop", "rebel"])
+def test_attackers_capitulate_in_round_30(combat):
+    """The kinds of battle the page names: attackers still there in round 30 give up (carried ones too)."""
+    o = fight(_setup([Unit("Weak", 1, UnitState(action_points=1000)), Unit("Weak", 2, cargo=True)],
+                     [Unit("Dummy", 1)], combat=combat), Rules(counterattacks_off=True, paradrop_round=30),
+              random.Random(4), record=True)
+    assert o.rounds == 30 and o.ending == "defender_held"
+    assert o.attacker.capitulated == (3 if combat == "paradrop" else 1)
+
+
+@pytest.mark.parametrize("combat", ["land", "bombing_run", "artillery"])
+def test_other_attackers_go_home_in_round_30(combat):
+    """Anywhere else nobody capitulates: at round 30 the attackers still there leave. Six bombers with 300 action
+    points on a bombing run used to be captured to the last; the old reading stays a choice."""
+    bomber = combat == "bombing_run"
+    att = [Unit("Bomber" if bomber else "Weak", 6, UnitState(action_points=300 if bomber else 1000))]
+    if combat == "artillery":
+        att = [Unit("Gun", 6, UnitState(action_points=1000))]
+    s = _setup(att, [Unit("Soft" if bomber else "Dummy", 1)], combat=combat, location=combat != "land",
+               location_structure=10_000, roster=_roster(WEAK, DUMMY, SOFT, GUN))
+    o = fight(s, Rules(counterattacks_off=True), random.Random(4), record=True)
+    lost = sum(o.attacker.casualties.values())
+    assert o.rounds == 30 and o.attacker.capitulated == 0 and o.attacker.retreated == 6 - lost
+    assert _notes(o, "attackers go home: last round") and not _notes(o, "attackers capitulate")
+    assert o.ending == ("defender_held" if combat == "land" else "silenced")
+    old = fight(s, Rules(counterattacks_off=True, attacker_capitulation="every"), random.Random(4))
+    assert old.rounds == 30 and old.attacker.capitulated == 6 - lost and old.attacker.retreated == 0
 
 
 # Concentric bonus --------------------------------------------------------------------------------------------

@@ -53,7 +53,10 @@ from .setup import AIR_MISSIONS, BOMBARDMENTS, TAKES_HEX, Setup, SetupError, Uni
 from .units import LANDSCAPES, UnitType
 
 __all__ = ["fight", "Battle", "Outcome", "SideTally", "MergedUnit", "UnitInfo", "BattleTooBig", "WORK_LIMIT",
-           "LOGGED_ATTACKS"]
+           "LOGGED_ATTACKS", "CAPITULATING"]
+
+CAPITULATING = frozenset({"amphibious", "paradrop", "rebel"})
+"""Combat types in which the attackers still there at the last round capitulate (the page's list)."""
 
 WORK_LIMIT = 15_000_000
 """Most a battle may do, counted as individuals looked over in its target searches plus attacks. The
@@ -526,13 +529,24 @@ class Battle:
                 self._note({"event": "capitulation test", "who": p.key, "chance": round(chance, 6),
                             "draw": round(draw, 6), "capitulated": p.status == CAPITULATED})
         if self.round >= self.rules.attacker_capitulation_round:
-            n = 0
-            for p in self.people[0]:
-                if p.status in (IN, RETREATING, CARRIED):
-                    p.status = CAPITULATED
-                    n += 1
-            if n:
-                self._note({"event": "attackers capitulate", "count": n})
+            self._round_limit()
+
+    def _round_limit(self) -> None:
+        """The last round: the attackers still there capitulate in an amphibious, paradrop or rebel battle, the
+        kinds the page names (setting ``attacker_capitulation``), and in any other go home (our reading, so that
+        every battle ends: the page speaks of no other battle that lasts so long)."""
+        give_up = self.combat in CAPITULATING or self.rules.attacker_capitulation == "every"
+        n = 0
+        for p in self.people[0]:
+            if p.status in (IN, RETREATING, CARRIED) and give_up:
+                p.status = CAPITULATED
+                n += 1
+            elif p.status in (IN, RETREATING):  # carried cargo stays with its transports
+                p.status = RETREATED
+                n += 1
+        if n:
+            self._note({"event": "attackers capitulate" if give_up else "attackers go home: last round",
+                        "count": n})
 
     def _set_concentric(self) -> None:
         present = [u.unit for u in self.units[0] if IN in map(_status, u.members)]  # units with anyone fighting

@@ -83,8 +83,21 @@ class Rules:
                                      section=_ROUNDS,
                                      assumed="The page says any individual; we apply it to the attacking side only "
                                              "by default, since defenders fight in the enemy's turn.")
-    attacker_capitulation_round: int = setting(30, help="Round in which the remaining attackers give up.",
+    attacker_capitulation_round: int = setting(30, help="Round in which the remaining attackers give up (in the "
+                                               "battles the next setting names; in others they go home then).",
                                                minimum=1, maximum=100, section=_ROUNDS)
+    attacker_capitulation: str = setting(
+        "named", help="Which battles end with the attackers capitulating at that round.",
+        choices=("named", "every"),
+        labels={"named": "amphibious landings, paradrops and rebel risings (the page's list); in any other "
+                         "battle the attackers still there go home at that round",
+                "every": "every kind of combat"},
+        section=_ROUNDS,
+        assumed="The page has the attackers capitulate when round 30 is reached and names the battles where "
+                "that happens, seldom: amphibious assaults, paradrops and rebel combat. We apply it to those three "
+                "only; bombers or guns with action points for more rounds would otherwise be captured in the air "
+                "or behind their own lines. The page says nothing of other battles that last so long: so that "
+                "every battle ends, their attackers still there go home at that round.")
     safe_retreat_rounds: int = setting(2, help="Rounds a retreating individual stays under fire before it is safe.",
                                        minimum=0, maximum=10, section=_ROUNDS)
     breakthrough_rounds: int = setting(2, help="Rounds without being hit (or targeted) that a land breakthrough needs.",
