@@ -866,14 +866,24 @@ class Battle:
         if self.rules.defender_breakthrough != "none":
             self._breakthrough_side(1, aircraft_only=self.rules.defender_breakthrough == "aircraft")
 
+    def _front_line(self, side: int) -> bool:
+        """Whether ``side`` has anyone in the hex fighting in front of its backbench."""
+        return any(x.status == IN and not x.outside and not x.t.backbench for x in self.people[side])
+
     def _breakthrough_side(self, side: int, *, aircraft_only: bool = False) -> None:
         r = self.round
+        if side == 0 and self.rules.breakthrough_no_front == "automatic" and not self._front_line(1):
+            for p in self.people[0]:  # no front line left: everyone still fighting is through at once
+                if p.status == IN and not p.broken and not p.outside:
+                    p.broken = True
+                    self._note({"event": "breakthrough", "who": p.key, "no front line": True})
+            return
         need = self.rules.breakthrough_rounds
         if (aircraft_only or r < need) and not self.aircraft[side]:
             return  # only aircraft may break through now (no one has fought `need` rounds yet), and it has none
         fail = parts.breakthrough_failure(self.stack[side].get("land", 0.0), self.stack_max[side].get("land", 1.0))
         # an overstacked side may fail to break through an enemy front line (nobody to fail against without one)
-        front = fail > 0 and any(x.status == IN and not x.outside and not x.t.backbench for x in self.people[1 - side])
+        front = fail > 0 and self._front_line(1 - side)
         for p in self.people[side]:
             if p.status != IN or p.broken or p.outside:
                 continue

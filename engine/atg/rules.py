@@ -114,6 +114,18 @@ class Rules:
                 "never reach backbench bombers, which the page expects them to; so by default the defending "
                 "side's aircraft break through by the air rule and its ground troops never do. Letting every "
                 "defender break through left untouched defenders out of reach of the attacker's guns.")
+    breakthrough_no_front: str = setting(
+        "overstacking", help="What it means for a breakthrough that the defender has no front line left.",
+        choices=("overstacking", "automatic"),
+        labels={"overstacking": "an overstacked attack can no longer fail; the rounds unhit are still needed",
+                "automatic": "every attacker still fighting breaks through at once"},
+        section=_ROUNDS,
+        assumed="The page says a breakthrough always succeeds once the defender has nobody left but backbench "
+                "individuals, straight after saying that an overstacked attack may fail to break through. We read "
+                "it as lifting only that failure: each attacker still needs its rounds without being hit (or "
+                "targeted). Read alone, the sentence may mean that every attacker breaks through the moment the "
+                "front line is gone; that reading is the other choice, and it brings the attack to the guns and "
+                "other backbench troops rounds sooner.")
     paradrop_round: int = setting(5, help="Round in which transports drop their paratroopers and turn back.",
                                   minimum=1, maximum=30, section=_ROUNDS)
     mission_round: int = setting(2, help="Round in which recon, airlift and air supply flights and ambushed "
