@@ -3,8 +3,10 @@
 The game keeps its combat constants in a scenario's list of numbered rule
 variables ("rulevar 30"). The Combat Calculations page names the numbers but
 prints no values, so every field below is a setting with a default marked
-assumed. Where a value is known from later releases of the same engine it is
-used and the note says so; AT Gold's own master file may differ.
+assumed, and every default is our own choice, set to let its rule show at a
+plausible size. Where the page points a way without a number (counterattacks
+are lighter in AT Gold; attackers are held back in the first two rounds,
+tanks less than infantry) the default follows it, and its note says so.
 
 The page gives one number two meanings in places (317 is both an experience
 bound and a start-up modifier; 835 is both an air stack maximum and the
@@ -37,8 +39,7 @@ Randomisation: TypeAlias = Literal["continuous", "whole"]
 TieReading: TypeAlias = Literal["strict", "ties_to_attacker"]
 """Whether equal scores miss (the page's wording) or hit."""
 
-LATER = "Value known from later releases of the same engine; AT Gold's own master file may differ."
-SILENT = "The page gives no value."
+OURS = "The page gives no value; the default is our choice."
 
 _ROUNDS = "Rounds and action points"
 _CAPITULATION = "Capitulation"
@@ -55,8 +56,8 @@ _STRUCT = "Structures and missions"
 _INTERCEPT = "Interception"
 
 
-def _later(number: str) -> str:
-    return f"The page names rulevar {number} without a value. {LATER}"
+def _ours(number: str) -> str:
+    return f"The page names rulevar {number} but gives no value; the default is our choice."
 
 
 def _lighter(number: str) -> str:
@@ -133,66 +134,67 @@ class Rules:
 
     # Capitulation -------------------------------------------------------------
     capitulation_morale: int = setting(10, help="Rulevar 37: morale below which a retreating defender may give up.",
-                                       minimum=0, maximum=100, section=_CAPITULATION, assumed=_later("37"))
+                                       minimum=0, maximum=100, section=_CAPITULATION, assumed=_ours("37"))
     capitulation_readiness: int = setting(25, help="Rulevar 301: readiness below which a retreating defender may "
                                           "give up.", minimum=1, maximum=100, section=_CAPITULATION,
-                                          assumed=_later("301"))
+                                          assumed=_ours("301"))
 
     # Concentric attack ---------------------------------------------------------
     concentric_1: Fraction = setting(Fraction(1, 10), help="Rulevar 132: bonus with 1 side of attack.", minimum=0,
                                      maximum=10, section=_CONCENTRIC,
-                                     assumed=_later("132") + " We read 132 as one side, 133 two sides, and so on.")
+                                     assumed=_ours("132") + " We read 132 as one side, 133 two sides, and so on.")
     concentric_2: Fraction = setting(Fraction(1, 4), help="Rulevar 133: bonus with 2 sides.", minimum=0, maximum=10,
-                                     section=_CONCENTRIC, assumed=_later("133"))
+                                     section=_CONCENTRIC, assumed=_ours("133"))
     concentric_3: Fraction = setting(Fraction(1, 2), help="Rulevar 134: bonus with 3 sides.", minimum=0, maximum=10,
-                                     section=_CONCENTRIC, assumed=_later("134"))
+                                     section=_CONCENTRIC, assumed=_ours("134"))
     concentric_4: Fraction = setting(Fraction(3, 4), help="Rulevar 135: bonus with 4 sides.", minimum=0, maximum=10,
-                                     section=_CONCENTRIC, assumed=_later("135"))
+                                     section=_CONCENTRIC, assumed=_ours("135"))
     concentric_5: Fraction = setting(Fraction(1), help="Rulevar 136: bonus with 5 sides.", minimum=0, maximum=10,
-                                     section=_CONCENTRIC, assumed=_later("136"))
+                                     section=_CONCENTRIC, assumed=_ours("136"))
     concentric_6: Fraction = setting(Fraction(3, 2), help="Rulevar 137: bonus with 6 sides.", minimum=0, maximum=10,
-                                     section=_CONCENTRIC, assumed=_later("137"))
+                                     section=_CONCENTRIC, assumed=_ours("137"))
     concentric_7: Fraction = setting(Fraction(2), help="Rulevar 138: bonus with 7 sides (beyond a hex's six).",
                                      minimum=0, maximum=10, section=_CONCENTRIC,
-                                     assumed=_later("138") + " A hex has six sides, so a battle never reaches it.")
+                                     assumed=_ours("138") + " A hex has six sides, so a battle never reaches it.")
     concentric_8: Fraction = setting(Fraction(5, 2), help="Rulevar 139: bonus with 8 sides (beyond a hex's six).",
                                      minimum=0, maximum=10, section=_CONCENTRIC,
-                                     assumed=_later("139") + " A hex has six sides, so a battle never reaches it.")
+                                     assumed=_ours("139") + " A hex has six sides, so a battle never reaches it.")
     concentric_multiple_hq: Fraction = setting(Fraction(1, 2), help="Share of the bonus kept when several HQs attack.",
                                                minimum=0, maximum=1, section=_CONCENTRIC,
                                                assumed="The page says the bonus is halved.")
 
     # Stacking -------------------------------------------------------------------
     land_stack_max: int = setting(100, help="Rulevar 30: land stack without penalty (defence; attack at least this).",
-                                  minimum=1, maximum=10000, section=_STACKING, assumed=_later("30"))
+                                  minimum=1, maximum=10000, section=_STACKING, assumed=_ours("30"))
     land_stack_per_side: int = setting(50, help="Rulevar 31: attacking land stack allowed per side of attack.",
-                                       minimum=0, maximum=10000, section=_STACKING, assumed=_later("31"))
+                                       minimum=0, maximum=10000, section=_STACKING, assumed=_ours("31"))
     air_stack_max: int = setting(100, help="Air stack in an attack on the ground without penalty (rulevar 835 "
                                  "of the overstacking paragraph).", minimum=1, maximum=10000, section=_STACKING,
                                  assumed="The overstacking paragraph gives the air maximum as rulevar 835, a number "
                                  "the page also gives the airfield penalty; each meaning is its own setting here. "
-                                 "The page gives no value. " + LATER)
+                                 "The page gives no value; the default is our choice.")
     air_may_overstack: bool = setting(False, help="Rulevar 833: attacking air may exceed its stack maximum "
                                       "without the overstacking penalty.", section=_STACKING,
                                       assumed="The stacking paragraph has rulevar 833 switch on air exceeding its "
                                       "own maximum in attack, and says nothing more. Since anyone may overstack "
                                       "at the price of the penalty, we read the switch as lifting the penalty "
-                                      "for the attacker's air. Off, as we take a rule marked as newer than AT "
-                                      "classic to start.")
+                                      "for the attacker's air. Off by default: our choice (the page marks the "
+                                      "rule as newer than AT classic but does not say Gold turns it on).")
     artillery_stack_max: int = setting(100, help="Artillery stack in attack without penalty (rulevar 834 of the "
                                        "overstacking paragraph).", minimum=1, maximum=10000, section=_STACKING,
                                        assumed="The overstacking paragraph gives the artillery maximum as rulevar "
                                        "834; the stacking paragraph makes 834 a switch (see the next setting). "
-                                       "The page gives no value. " + LATER)
+                                       "The page gives no value; the default is our choice.")
     artillery_may_overstack: bool = setting(False, help="Rulevar 834 read as a switch: attacking artillery may "
                                             "exceed its stack maximum without the overstacking penalty.",
                                             section=_STACKING,
                                             assumed="The stacking paragraph has rulevar 834 switch on artillery "
                                             "exceeding its own maximum in attack, while the overstacking paragraph "
                                             "makes 834 the artillery maximum itself. We keep both readings as two "
-                                            "settings; the switch, read as for air (833), starts off.")
+                                            "settings; the switch, read as for air (833), is off by default: our "
+                                            "choice.")
     remember_battlestack: bool = setting(False, help="Rulevar 859: stacks of earlier battles in the hex count too.",
-                                         section=_STACKING, assumed=_later("859") + " 0 means off.")
+                                         section=_STACKING, assumed=_ours("859") + " 0 means off.")
     overstack_power: Fraction = setting(Fraction(2), help="Power of maximum/stack giving the overstacking factor.",
                                         minimum=0, maximum=10, section=_STACKING,
                                         assumed="The page says only that the penalty is exponential, not linear; "
@@ -200,10 +202,11 @@ class Rules:
 
     # Retreat and panic ------------------------------------------------------------
     panic_chance: Fraction = setting(Fraction(1, 4), help="Rulevar 70: chance a unit that may panic does so this round.",
-                                     minimum=0, maximum=1, section=_RETREAT, assumed=_later("70"))
+                                     minimum=0, maximum=1, section=_RETREAT, assumed=_ours("70"))
     panic_morale_loss: Fraction = setting(Fraction(1, 2), help="Share of morale lost at once when a unit panics.",
                                           minimum=0, maximum=1, section=_RETREAT,
-                                          assumed="The page calls it rulevar 172. " + LATER)
+                                          assumed="The page calls it rulevar 172 and gives no value; the "
+                                          "default (half) is our choice.")
     panic_reading: str = setting("losses_above_morale", help="Which units may panic.",
                                  choices=("losses_above_morale", "as_written"),
                                  labels={"losses_above_morale": "percent lost above morale (higher morale holds "
@@ -214,7 +217,7 @@ class Rules:
                                  "drops below its morale. Taken word for word, a unit of full morale may panic at "
                                  "its first loss and a shaken one almost never, and doubling the morale of a unit "
                                  "with no way out makes it likelier still to run: 40 tanks that have destroyed the "
-                                 "lone defender can panic into a standoff. We read it the way the game plays: a "
+                                 "lone defender can panic into a standoff. We read it as morale is meant to work: a "
                                  "unit may panic once the percent it has lost exceeds its morale (the same as the "
                                  "percent remaining below 100 minus morale).")
     trapped_defenders: str = setting(
@@ -231,11 +234,13 @@ class Rules:
 
     # Victory -----------------------------------------------------------------------
     airstrike_continues: bool = setting(False, help="Rulevar 341: an airstrike goes on with no defenders left.",
-                                        section=_VICTORY, assumed=_later("341") + " 0 means off.")
+                                        section=_VICTORY, assumed=_ours("341") + " 0 means off.")
 
     # Counterattacks -------------------------------------------------------------------
     counterattacks_off: bool = setting(False, help="Rulevar 807: no counterattacks at all.", section=_COUNTER,
-                                       assumed=_later("807") + " 0 means counterattacks happen.")
+                                       assumed="The page names rulevar 807 as the switch that disables "
+                                       "counterattacks, and speaks of counterattacks under the AT Gold rules, so "
+                                       "they stay on.")
     counter_attacker_land: Fraction = setting(Fraction(1, 2), help="Rulevar 101: counterattack by the hex's "
                                               "attackers, land against land.", minimum=0, maximum=10,
                                               section=_COUNTER, assumed=_lighter("101"))
@@ -249,46 +254,47 @@ class Rules:
                                                "defenders, other cases.", minimum=0, maximum=10, section=_COUNTER,
                                                assumed=_lighter("104"))
     counter_battery: bool = setting(False, help="Rulevar 142: defending artillery fires back in artillery attacks.",
-                                    section=_COUNTER, assumed=_later("142") + " 0 means off, as in Gold.")
+                                    section=_COUNTER, assumed="The page says counter-battery fire by rulevar 142 "
+                                    "is not part of the AT Gold and classic rules: off.")
 
     # Attack modifiers ------------------------------------------------------------------
     aa_from_distance: Fraction = setting(Fraction(1, 2), help="Rulevar 105: anti-aircraft fire from another hex.",
-                                         minimum=0, maximum=10, section=_ATTACK, assumed=_later("105"))
+                                         minimum=0, maximum=10, section=_ATTACK, assumed=_ours("105"))
     readiness_weight_attacker: Fraction = setting(Fraction(1), help="Rulevar 106: weight of readiness on the "
                                                   "attack of the hex's attackers.", minimum=0, maximum=1,
-                                                  section=_ATTACK, assumed=_later("106") +
+                                                  section=_ATTACK, assumed=_ours("106") +
                                                   " Shape x(1 - w + w·readiness/100) is assumed.")
     readiness_weight_defender: Fraction = setting(Fraction(1, 2), help="Rulevar 107: weight of readiness on the "
                                                   "attack of the hex's defenders.", minimum=0, maximum=1,
-                                                  section=_ATTACK, assumed=_later("107"))
+                                                  section=_ATTACK, assumed=_ours("107"))
     surprise: Fraction = setting(Fraction(2), help="Rulevar 108: ambushing defenders' attacks in a surprise combat.",
-                                 minimum=0, maximum=10, section=_ATTACK, assumed=_later("108"))
+                                 minimum=0, maximum=10, section=_ATTACK, assumed=_ours("108"))
     versus_paradrop: Fraction = setting(Fraction(3), help="Rulevar 109: attacks on paratroopers being dropped.",
-                                        minimum=0, maximum=10, section=_ATTACK, assumed=_later("109"))
+                                        minimum=0, maximum=10, section=_ATTACK, assumed=_ours("109"))
     versus_amphibious: Fraction = setting(Fraction(3), help="Rulevar 110: attacks on troops landing from the sea.",
-                                          minimum=0, maximum=10, section=_ATTACK, assumed=_later("110"))
+                                          minimum=0, maximum=10, section=_ATTACK, assumed=_ours("110"))
     rebel: Fraction = setting(Fraction(2), help="Rulevar 111: attacks by rebels attacking the hex.", minimum=0,
-                              maximum=10, section=_ATTACK, assumed=_later("111"))
+                              maximum=10, section=_ATTACK, assumed=_ours("111"))
     retreating_attacker_target: Fraction = setting(Fraction(1, 4), help="Rulevar 112: attacks on a retreating "
                                                    "individual of the hex's attackers.", minimum=0, maximum=10,
-                                                   section=_ATTACK, assumed=_later("112"))
+                                                   section=_ATTACK, assumed=_ours("112"))
     retreating_defender_target: Fraction = setting(Fraction(1), help="Rulevar 113: attacks on a retreating "
                                                    "individual of the hex's defenders.", minimum=0, maximum=10,
-                                                   section=_ATTACK, assumed=_later("113"))
+                                                   section=_ATTACK, assumed=_ours("113"))
     panicking_attacker_target: Fraction = setting(Fraction(1), help="Rulevar 114: attacks on a panicking "
                                                   "individual of the hex's attackers.", minimum=0, maximum=10,
-                                                  section=_ATTACK, assumed=_later("114"))
+                                                  section=_ATTACK, assumed=_ours("114"))
     panicking_defender_target: Fraction = setting(Fraction(2), help="Rulevar 115: attacks on a panicking "
                                                   "individual of the hex's defenders.", minimum=0, maximum=10,
-                                                  section=_ATTACK, assumed=_later("115"))
+                                                  section=_ATTACK, assumed=_ours("115"))
     supply_weight: Fraction = setting(Fraction(3, 4), help="Rulevar 130: weight of supply on attack and hit points.",
                                       minimum=0, maximum=1, section=_ATTACK,
-                                      assumed=_later("130") + " Shape x(1 - w + w·supply/100) is assumed.")
+                                      assumed=_ours("130") + " Shape x(1 - w + w·supply/100) is assumed.")
     staff_bonus: Fraction = setting(Fraction(1, 2), help="Rulevar 140: bonus from staff with no experience.",
-                                    minimum=0, maximum=10, section=_ATTACK, assumed=_later("140"))
+                                    minimum=0, maximum=10, section=_ATTACK, assumed=_ours("140"))
     max_attacked_cap: Fraction = setting(Fraction(3), help="Rulevar 300: largest divisor of the max-attacked "
                                          "modifier.", minimum=1, maximum=100, section=_ATTACK,
-                                         assumed=_later("300") + " We divide by min(times attacked / maximum, 300).")
+                                         assumed=_ours("300") + " We divide by min(times attacked / maximum, 300).")
     startup_round_1: Fraction = setting(Fraction(1, 2), help="Rulevar 316: attack start-up modifier in round 1.",
                                         minimum=0, maximum=1, section=_ATTACK, assumed=_STARTUP)
     startup_round_2: Fraction = setting(Fraction(3, 4), help="Rulevar 317: attack start-up modifier in round 2.",
@@ -296,48 +302,52 @@ class Rules:
                                         assumed=_STARTUP + " The page also gives 317 to an experience bound; the "
                                         "two are kept apart.")
     out_of_fuel: Fraction = setting(Fraction(1, 2), help="Attack score factor of an individual without fuel.",
-                                    minimum=0, maximum=1, section=_ATTACK, assumed=SILENT)
+                                    minimum=0, maximum=1, section=_ATTACK, assumed=OURS)
 
     # Hit point modifiers --------------------------------------------------------------------
     readiness_weight_hp: Fraction = setting(Fraction(1, 4), help="Rulevar 116: weight of readiness on hit points.",
-                                            minimum=0, maximum=1, section=_HP, assumed=_later("116"))
+                                            minimum=0, maximum=1, section=_HP, assumed=_ours("116"))
     river_hit_points: Fraction = setting(Fraction(1, 2), help="Hit point bonus of defenders behind a river.",
                                          minimum=0, maximum=10, section=_HP,
                                          assumed="The page gives no size (the game takes it from the river type).")
     river_bridge: Fraction = setting(Fraction(1, 2), help="Rulevar 5: share of the river bonus kept with a bridge.",
-                                     minimum=0, maximum=1, section=_HP, assumed=_later("5"))
+                                     minimum=0, maximum=1, section=_HP, assumed=_ours("5"))
     airfield_penalty: Fraction = setting(Fraction(0), help="Hit point penalty of aircraft attacked on their airfield "
                                          "(0 none, 1 all).", minimum=0, maximum=1, section=_HP,
                                          assumed="The page calls it rulevar 835, a number it also gives the air "
-                                         "stack maximum; kept apart. " + LATER)
+                                         "stack maximum; kept apart. It gives no value: the default, no "
+                                         "penalty, is our choice.")
     airfield_penalty_rounds: int = setting(0, help="Rulevar 836: first rounds in which the airfield penalty applies.",
-                                           minimum=0, maximum=30, section=_HP, assumed=_later("836"))
+                                           minimum=0, maximum=30, section=_HP, assumed=_ours("836"))
 
     # Hits and experience ----------------------------------------------------------------------
     kill_xp: int = setting(30, help="Rulevar 119: experience for a kill hit.", minimum=0, maximum=100,
-                           section=_HITS, assumed=_later("119"))
+                           section=_HITS, assumed=_ours("119"))
     retreat_xp: int = setting(10, help="Rulevar 120: experience for a retreat hit.", minimum=0, maximum=100,
-                              section=_HITS, assumed=_later("120"))
+                              section=_HITS, assumed=_ours("120"))
     pinned_xp: int = setting(0, help="Rulevar 121: experience for a pinned hit.", minimum=0, maximum=100,
-                             section=_HITS, assumed=_later("121"))
+                             section=_HITS, assumed=_ours("121"))
     retreat_readiness_loss: int = setting(50, help="Rulevar 122: readiness lost by a retreat hit, percent.",
-                                          minimum=0, maximum=100, section=_HITS, assumed=_later("122"))
+                                          minimum=0, maximum=100, section=_HITS, assumed=_ours("122"))
     pinned_readiness_loss: int = setting(50, help="Rulevar 123: readiness lost by a pinned hit, percent.",
-                                         minimum=0, maximum=100, section=_HITS, assumed=_later("123"))
+                                         minimum=0, maximum=100, section=_HITS, assumed=_ours("123"))
     retreat_morale_loss: int = setting(25, help="Rulevar 124: morale lost by a retreat hit, percent.", minimum=0,
-                                       maximum=100, section=_HITS, assumed=_later("124"))
+                                       maximum=100, section=_HITS, assumed=_ours("124"))
     pinned_morale_loss: int = setting(10, help="Rulevar 125: morale lost by a pinned hit, percent.", minimum=0,
-                                      maximum=100, section=_HITS, assumed=_later("125"))
+                                      maximum=100, section=_HITS, assumed=_ours("125"))
     retreat_entrenchment_loss: int = setting(100, help="Rulevar 126: entrenchment lost by a retreat hit, percent.",
-                                             minimum=0, maximum=100, section=_HITS, assumed=_later("126"))
+                                             minimum=0, maximum=100, section=_HITS, assumed=_ours("126"))
     pinned_entrenchment_loss: int = setting(50, help="Rulevar 127: entrenchment lost by a pinned hit, percent.",
-                                            minimum=0, maximum=100, section=_HITS, assumed=_later("127"))
+                                            minimum=0, maximum=100, section=_HITS, assumed=_ours("127"))
     experience_min: Fraction = setting(Fraction(1, 10), help="Smallest experience modifier.", minimum=0, maximum=10,
-                                       section=_HITS, assumed="The page calls it rulevar 317. " + LATER)
+                                       section=_HITS, assumed="The page calls it rulevar 317 (a number it also "
+                                       "gives the round 2 start-up modifier; kept apart) and gives no value; the "
+                                       "default is our choice.")
     experience_max: Fraction = setting(Fraction(3), help="Largest experience modifier.", minimum=0, maximum=10,
-                                       section=_HITS, assumed="The page calls it rulevar 318. " + LATER)
+                                       section=_HITS, assumed="The page calls it rulevar 318 and gives no value; "
+                                       "the default is our choice.")
     max_experience: int = setting(100, help="Experience an individual cannot exceed.", minimum=0, maximum=1000,
-                                  section=_HITS, assumed=SILENT)
+                                  section=_HITS, assumed=OURS)
 
     # Drawing the scores -------------------------------------------------------------------------
     randomisation: str = setting("continuous", help="How each score is drawn below its value.",
@@ -349,30 +359,32 @@ class Rules:
     tie_reading: str = setting("strict", help="Whether equal scores count as a hit.",
                                choices=("strict", "ties_to_attacker"),
                                labels={"strict": "the attacker must score higher (the page)",
-                                       "ties_to_attacker": "a tie is a hit (the engine's known behaviour)"},
-                               section=_DRAW, assumed="The page says higher; the engine is known to let ties hit.")
+                                       "ties_to_attacker": "a tie is a hit"},
+                               section=_DRAW, assumed="The page says the attacker's score must be higher, so a tie "
+                               "misses; letting ties hit is the other reading, and it matters only when whole "
+                               "numbers are drawn.")
 
     # Structures and missions ---------------------------------------------------------------------
     aircraft_structural: Fraction = setting(Fraction(1, 4), help="Rulevar 128: structural damage of aircraft not "
                                             "flying a bombing run.", minimum=0, maximum=10, section=_STRUCT,
-                                            assumed=_later("128"))
+                                            assumed=_ours("128"))
     bombing_xp: int = setting(5, help="Experience for each aircraft of a bombing run at the end.", minimum=0,
-                              maximum=100, section=_STRUCT, assumed=SILENT)
+                              maximum=100, section=_STRUCT, assumed=OURS)
     recon_xp: int = setting(5, help="Experience for each aircraft of an air recon flight at the end.", minimum=0,
-                            maximum=100, section=_STRUCT, assumed=SILENT)
+                            maximum=100, section=_STRUCT, assumed=OURS)
     transport_xp: int = setting(5, help="Experience for each transport of a paradrop, airlift or air supply.",
-                                minimum=0, maximum=100, section=_STRUCT, assumed=SILENT)
+                                minimum=0, maximum=100, section=_STRUCT, assumed=OURS)
     prevent_rules: bool = setting(True, help="Prevent rules: an individual may take an attack meant for another.",
                                   section=_STRUCT, assumed="The page says Classic rules do not use them; "
                                   "it does not say for Gold.")
 
     # Interception ----------------------------------------------------------------------------------
     intercept_range: Fraction = setting(Fraction(1, 2), help="Rulevar 147: action points of range per readiness "
-                                        "point.", minimum=0, maximum=10, section=_INTERCEPT, assumed=_later("147"))
+                                        "point.", minimum=0, maximum=10, section=_INTERCEPT, assumed=_ours("147"))
     intercept_fail_edge: int = setting(0, help="Rulevar 837: percent chance an interception fails at the edge of its "
-                                       "range.", minimum=0, maximum=100, section=_INTERCEPT, assumed=_later("837"))
+                                       "range.", minimum=0, maximum=100, section=_INTERCEPT, assumed=_ours("837"))
     intercept_fail_centre: int = setting(0, help="Rulevar 838: percent chance an interception fails at distance 0.",
-                                         minimum=0, maximum=100, section=_INTERCEPT, assumed=_later("838"))
+                                         minimum=0, maximum=100, section=_INTERCEPT, assumed=_ours("838"))
     intercept_fuel_rounds: int = setting(2, help="Rounds of fuel an interceptor needs before it takes off.",
                                          minimum=0, maximum=10, section=_INTERCEPT)
 
