@@ -112,3 +112,17 @@ def test_airfield_battle_destroys_the_field_and_its_aircraft() -> None:
     assert s["ending"] == "silenced" and s["rounds"] == 7                # 60 AP: six paid rounds after the first
     assert not s["end"]["hex_taken"]
     assert s["end"]["structural_damage"] > 200 and s["end"]["location_destroyed"] and s["end"]["aircraft_lost"] == 5
+
+
+def test_page_02_says_a_unit_at_full_readiness_never_intercepts() -> None:
+    """The standing order must be above the average readiness and both top out at 100: the page says what
+    that means, and the engine does it."""
+    from engine.atg.interception import check
+    from engine.atg.rules import Rules
+    from engine.atg.setup import Interceptor, Unit, UnitState
+    from engine.atg.units import ROSTER
+    full = Interceptor(Unit("Fighter", 2, UnitState(readiness=100)), intercept_setting=100, distance=0)
+    assert not check(full, ROSTER["Fighter"], Rules()).may
+    assert widgets.get("atg.battle").inputs.field("interceptors").item.field("intercept_setting").maximum == 100
+    text = " ".join((PAGES[1]).read_text(encoding="utf-8").split())
+    assert PAGES[1].name == "02-interception.md" and "a unit at full readiness never intercepts" in text

@@ -2,7 +2,8 @@
 
 Only air missions can be intercepted. An air unit of the defending regime or
 an ally tries when its intercept standing order is set above its average
-readiness (the page's wording), it is not a backbench type (unless its own
+readiness (the page's wording; both top out at 100, so a unit at full
+readiness never tries), it is not a backbench type (unless its own
 airfield is the target), the battle lies within its range (its lowest
 readiness counted as action points, times rulevar 147) and it has fuel for
 two rounds. Even then it may fail: the chance runs in a straight line from
