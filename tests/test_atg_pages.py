@@ -8,6 +8,7 @@ seeded battle to those words.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +127,43 @@ def test_page_02_says_a_unit_at_full_readiness_never_intercepts() -> None:
     assert widgets.get("atg.battle").inputs.field("interceptors").item.field("intercept_setting").maximum == 100
     text = " ".join((PAGES[1]).read_text(encoding="utf-8").split())
     assert PAGES[1].name == "02-interception.md" and "a unit at full readiness never intercepts" in text
+
+
+def _text(name: str) -> str:
+    return " ".join(next(p for p in PAGES if p.name.startswith(name)).read_text(encoding="utf-8").split())
+
+
+def test_page_06_gives_mission_experience_to_the_transports_alone() -> None:
+    """A paradrop into an empty hex: its two transports earn mission experience (setting ``transport_xp``, 5
+    each by default), the bombers flying with them none; page 06 says so."""
+    import random
+    from engine.atg.loop import fight
+    from engine.atg.rules import Rules
+    from engine.atg.setup import Setup, Unit
+    o = fight(Setup((Unit("Transport", 2), Unit("Infantry", 4, cargo=True), Unit("Bomber", 2)), (),
+                    combat="paradrop"), Rules(), random.Random(1), record=True)
+    assert o.attacker.experience == 2 * Rules().transport_xp
+    assert "the transports that carried paratroopers, an airlift or air supply, gain experience" in _text("06")
+
+
+def test_page_03_s_panic_morale_loss_is_rulevar_172_s_default() -> None:
+    from engine.atg.rules import Rules
+    assert Rules().panic_morale_loss == Fraction(1, 2)
+    assert "lose rulevar 172's share of their morale at once (half by default: the page gives no value)" in \
+        _text("03")
+
+
+def test_page_05_marks_its_two_readings_of_the_page_s_wording() -> None:
+    """Readiness lost per attack (the page's stray "not") and rulevar 109's "being dropped": each an assumed box,
+    and the engine does what the box says (the paratroopers are attacked with 109 only once they are down)."""
+    import random
+    from engine.atg.loop import fight
+    from engine.atg.rules import Rules
+    from engine.atg.setup import Setup, Unit
+    text = _text("05")
+    assert '!!! assumed "Readiness lost by attacking"' in text and '!!! assumed "Troops being dropped or landing"' in text
+    para = Setup((Unit("Transport", 1), Unit("Infantry", 3, cargo=True)), (Unit("Machine guns", 3),), combat="paradrop")
+    o = fight(para, Rules(panic_chance=Fraction(0)), random.Random(35), record=True)
+    on_para = [e for e in o.events if e["type"] == "attack" and e["attacker_side"] == 1 and "Infantry" in e["target"]]
+    assert on_para and all(e["round"] > Rules().paradrop_round for e in on_para)
+    assert all({"name": "versus paradrop", "factor": 3.0} in e["attack_modifiers"] for e in on_para if not e["counter"])

@@ -143,12 +143,15 @@ def surprise(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
 
 
 def versus_paradrop(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
-    """Attacks on paratroopers being dropped (rulevar 109), not on counterattacks."""
+    """Attacks on a paradrop's paratroopers (rulevar 109), not on counterattacks. The page says "being dropped";
+    carried ones cannot be attacked and they land at once after the drop round's steps, so it applies from their
+    landing to the end of the battle."""
     return b.f["versus_paradrop"] if b.combat == "paradrop" and t.cargo and not counter else 1.0
 
 
 def versus_amphibious(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
-    """Attacks on land troops coming ashore (rulevar 110), not on counterattacks."""
+    """Attacks on an amphibious landing's land troops (rulevar 110), not on counterattacks: all battle long (the
+    page says "being landed"; the force is ashore from round 1)."""
     if b.combat == "amphibious" and t.side == 0 and t.t.theatre == "land" and not counter:
         return b.f["versus_amphibious"]
     return 1.0
@@ -448,6 +451,8 @@ def attack(b: Battle, a: Individual, t: Individual, counter: bool) -> str:
     a.attacks_total += 1
     if not counter:
         a.attacks += 1
+        # the page's sentence says one that is not counterattacking will "not" lose it, against its own heading
+        # (readiness lost per attack): read as a slip, the points go with each attack and none with a counterattack
         if at.readiness_per_attack:
             a.readiness = max(0.0, a.readiness - at.readiness_per_attack)
     b.attacks_made += 1

@@ -203,7 +203,8 @@ class Rules:
     # Retreat and panic ------------------------------------------------------------
     panic_chance: Fraction = setting(Fraction(1, 4), help="Rulevar 70: chance a unit that may panic does so this round.",
                                      minimum=0, maximum=1, section=_RETREAT, assumed=_ours("70"))
-    panic_morale_loss: Fraction = setting(Fraction(1, 2), help="Share of morale lost at once when a unit panics.",
+    panic_morale_loss: Fraction = setting(Fraction(1, 2), help="Rulevar 172: share of morale lost at once by every "
+                                          "individual of a unit that panics.",
                                           minimum=0, maximum=1, section=_RETREAT,
                                           assumed="The page calls it rulevar 172 and gives no value; the "
                                           "default (half) is our choice.")
@@ -269,10 +270,17 @@ class Rules:
                                                   section=_ATTACK, assumed=_ours("107"))
     surprise: Fraction = setting(Fraction(2), help="Rulevar 108: ambushing defenders' attacks in a surprise combat.",
                                  minimum=0, maximum=10, section=_ATTACK, assumed=_ours("108"))
-    versus_paradrop: Fraction = setting(Fraction(3), help="Rulevar 109: attacks on paratroopers being dropped.",
-                                        minimum=0, maximum=10, section=_ATTACK, assumed=_ours("109"))
-    versus_amphibious: Fraction = setting(Fraction(3), help="Rulevar 110: attacks on troops landing from the sea.",
-                                          minimum=0, maximum=10, section=_ATTACK, assumed=_ours("110"))
+    versus_paradrop: Fraction = setting(Fraction(3), help="Rulevar 109: attacks on a paradrop's paratroopers, "
+                                        "once they have landed.", minimum=0, maximum=10, section=_ATTACK,
+                                        assumed=_ours("109") + " It gives the rulevar to attacks on paratroopers "
+                                        "being dropped; here they cannot be attacked in their transports and land "
+                                        "all at once after the drop round's steps, so it applies to every attack on "
+                                        "them from their landing on.")
+    versus_amphibious: Fraction = setting(Fraction(3), help="Rulevar 110: attacks on the land troops of an "
+                                          "amphibious landing.", minimum=0, maximum=10, section=_ATTACK,
+                                          assumed=_ours("110") + " It gives the rulevar to attacks on an invasion "
+                                          "force being landed; here the landing force is ashore from round 1, so it "
+                                          "applies to every attack on its land troops for the whole battle.")
     rebel: Fraction = setting(Fraction(2), help="Rulevar 111: attacks by rebels attacking the hex.", minimum=0,
                               maximum=10, section=_ATTACK, assumed=_ours("111"))
     retreating_attacker_target: Fraction = setting(Fraction(1, 4), help="Rulevar 112: attacks on a retreating "
