@@ -642,6 +642,34 @@ def test_the_start_up_penalty_is_on_by_default_and_tanks_feel_half_of_it():
     assert rest == {1.0}
 
 
+def test_the_roster_s_types_that_strike_without_closing_in_take_no_start_up_penalty():
+    """The roster's artillery, flak, aircraft and ships have a start-up share of 0 (they hit from where they
+    stand, with no ground to cover first; the transport never attacks): by default, in rounds 1 and 2, they
+    attack at full strength as the hex's attackers, and a defending ship counterattacks at full strength,
+    while infantry on either side is held back (1/2, then 3/4) in the same battles."""
+    shares = {t.name: t.startup_penalty for t in ROSTER_ORDER}
+    immune = {"Artillery", "Flak", "Fighter", "Bomber", "Transport", "Ship"}
+    assert shares == {**{n: F(0) for n in immune}, "Infantry": F(1), "Machine guns": F(1), "Anti-tank gun": F(1),
+                      "Tank": F(1, 2)}
+    battles = (Setup((Unit("Infantry", 12), Unit("Artillery", 4), Unit("Flak", 4), Unit("Fighter", 2),
+                      Unit("Bomber", 2)), (Unit("Infantry", 20, UnitState(entrenchment=60)),)),
+               Setup((Unit("Ship", 2), Unit("Infantry", 8)), (Unit("Infantry", 10), Unit("Ship", 2)),
+                     combat="amphibious"))
+    seen: dict[tuple[int, bool, str, int], set[float]] = {}
+    for s in battles:
+        for seed in range(4):
+            for e in _attacks(fight(s, Rules(), random.Random(seed), record=True)):
+                if e["round"] <= 2 and e["attacker_side"] == int(e["counter"]):   # where the rule applies
+                    kind = e["attacker"].split(" ", 1)[1].split("#")[0].strip()
+                    key = (e["attacker_side"], e["counter"], kind, e["round"])
+                    seen.setdefault(key, set()).add(_mod(e, "attack start-up"))
+    attacking = {(0, False, kind, r) for kind in immune - {"Transport"} for r in (1, 2)}
+    assert attacking | {(1, True, "Ship", 1)} <= set(seen)                # each of them attacked in these rounds
+    assert {x for key, xs in seen.items() if key[2] in immune for x in xs} == {1.0}
+    assert seen[(0, False, "Infantry", 1)] == {0.5} and seen[(0, False, "Infantry", 2)] == {0.75}
+    assert seen[(1, True, "Infantry", 1)] == {0.5} and seen[(1, True, "Infantry", 2)] == {0.75}
+
+
 def test_max_attacked_weakens_the_third_attack_on_a_target():
     many = _type("Many", attack={"soft": 1}, hp=1_000_000, attacks=4, initiative=100)
     target = _type("Target", attack={}, hp=1_000_000, max_attacked=1)

@@ -167,3 +167,16 @@ def test_page_05_marks_its_two_readings_of_the_page_s_wording() -> None:
     on_para = [e for e in o.events if e["type"] == "attack" and e["attacker_side"] == 1 and "Infantry" in e["target"]]
     assert on_para and all(e["round"] > Rules().paradrop_round for e in on_para)
     assert all({"name": "versus paradrop", "factor": 3.0} in e["attack_modifiers"] for e in on_para if not e["counter"])
+
+
+def test_page_05_names_the_roster_s_types_spared_the_start_up_rule() -> None:
+    """Page 05's box says which of the illustrative roster's types take the start-up penalty and which are spared
+    it (our choice: the page names none); the roster's shares say the same."""
+    from engine.atg.units import ROSTER_ORDER
+    text = _text("05")
+    assert '!!! assumed "Who is spared the start-up rule"' in text
+    assert "infantry, machine guns and anti-tank guns take all of it, tanks half" in text
+    assert "their share is 0 and the rule leaves their attacks alone" in text
+    assert {t.name: t.startup_penalty for t in ROSTER_ORDER} == {
+        "Infantry": 1, "Machine guns": 1, "Anti-tank gun": 1, "Tank": Fraction(1, 2), "Artillery": 0, "Flak": 0,
+        "Fighter": 0, "Bomber": 0, "Transport": 0, "Ship": 0}

@@ -69,8 +69,9 @@ def _lighter(number: str) -> str:
 _STARTUP = ("The page names rulevars 316 and 317 as limits on the attacking side in the first two rounds, and "
             "says why the rule exists: attackers need time to close in before they fight well, tanks less time "
             "than infantry. So the rule is in force, but the page gives no numbers: one half in round 1 and three "
-            "quarters in round 2 are our choice, and each unit type's start-up share scales them (the "
-            "illustrative tank takes half the penalty, infantry all of it).")
+            "quarters in round 2 are our choice, and each unit type's start-up share scales them (in the "
+            "illustrative roster infantry takes all of the penalty, the tank half, and artillery, flak, aircraft "
+            "and ships, which hit without first closing in, none).")
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,11 @@ class UnitType:
     anti_structural: int = 0
     """Structural damage points it deals a round."""
     startup_penalty: Fraction = Fraction(1)
-    """Share of the attack start-up penalty it suffers (0: immune)."""
+    """Share of the attack start-up penalty it suffers (0: immune).
+
+    The penalty stands for the ground an attacker must still cover to come to grips with the defenders in
+    the first rounds, so it belongs to types that go forward to fight. A type that strikes from where it
+    stands (guns behind the line, aircraft, ships) has no such ground to cover and can be given 0."""
     readiness_per_attack: int = 0
     """Readiness points lost with each attack it makes (not counterattacks)."""
     fuel_per_round: int = 0
@@ -129,24 +133,33 @@ ROSTER_ORDER: Final[tuple[UnitType, ...]] = (
        startup_penalty=Fraction(1, 2), fuel_per_round=2),
     _t("Artillery", "land", "hard", {"soft": 25, "hard": 10}, 10, {"soft": 5, "hard": 5},
        {"soft": 10, "hard": 20}, tries=2, initiative=30, kill=25, retreat=50, power_points=20, stack=2,
-       backbench=True, artillery_range=3, anti_structural=2),
+       backbench=True, artillery_range=3, anti_structural=2, startup_penalty=Fraction(0)),
     _t("Flak", "land", "hard", {"air": 30, "soft": 5}, 12, {"air": 30, "soft": 1},
        tries=2, attacks=2, initiative=80, kill=40, retreat=40, power_points=15, stack=2,
-       backbench=True, aa_range=1),
+       backbench=True, aa_range=1, startup_penalty=Fraction(0)),
     _t("Fighter", "air", "air", {"air": 35, "soft": 5, "hard": 3}, 25, {"air": 30, "soft": 2, "hard": 1},
        tries=3, attacks=2, max_attacked=3, initiative=90, kill=40, retreat=50, power_points=30, stack=1,
-       fuel_per_round=3),
+       fuel_per_round=3, startup_penalty=Fraction(0)),
     _t("Bomber", "air", "air", {"soft": 30, "hard": 25, "air": 3, "naval": 25}, 30,
        {"hard": 20, "soft": 10, "naval": 20, "air": 1}, tries=2, initiative=40, kill=50, retreat=30,
-       power_points=40, stack=2, backbench=True, anti_structural=10, fuel_per_round=4),
+       power_points=40, stack=2, backbench=True, anti_structural=10, fuel_per_round=4,
+       startup_penalty=Fraction(0)),
     _t("Transport", "air", "air", {}, 25, initiative=10, kill=0, retreat=0, power_points=20, stack=2,
-       backbench=True, fuel_per_round=3, transport=True),
+       backbench=True, fuel_per_round=3, transport=True, startup_penalty=Fraction(0)),
     _t("Ship", "naval", "naval", {"naval": 40, "soft": 30, "hard": 25, "air": 10}, 80,
        {"naval": 30, "hard": 10, "soft": 10, "air": 5}, {"hard": 10, "soft": 10}, tries=2, attacks=2,
        max_attacked=4, initiative=60, kill=30, retreat=40, power_points=80, stack=5, artillery_range=2,
-       aa_range=1, anti_structural=5),
+       aa_range=1, anti_structural=5, startup_penalty=Fraction(0)),
 )
-"""The illustrative roster, in a fixed order. Every value is ours: the page has no statistics."""
+"""The illustrative roster, in a fixed order. Every value is ours: the page has no statistics.
+
+Start-up shares (our choice, like the rest): the rule charges the attacking side for the time it takes to
+work its way up to the enemy's line before its blows tell. Infantry, machine guns and anti-tank guns must
+cross that ground on foot and bear all of it; tanks cross it faster and bear half, the one comparison the
+page itself makes. Artillery shells the hex from its place behind the line, flak fires at aircraft above
+it, aircraft strike from the air and ships from the sea: none of them closes in before it can hit, so here
+they bear none of it (0). A scenario's own types may be given any share.
+"""
 
 ROSTER: Final[Mapping[str, UnitType]] = MappingProxyType({t.name: t for t in ROSTER_ORDER})
 """The illustrative roster by name."""
