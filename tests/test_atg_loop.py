@@ -718,6 +718,29 @@ def test_airfield_penalty_in_the_first_rounds():
     assert on_bombers and all(_mod(e, "airfield", hp=True) == (0.5 if e["round"] == 1 else 1.0) for e in on_bombers)
 
 
+def test_the_airfield_penalty_is_on_by_default_for_rounds_1_and_2():
+    """Rulevars 835 and 836 by default (1/2, 2 rounds): bombers parked on a struck airfield defend with half
+    their hit points in rounds 1 and 2 and all of them from round 3; the old defaults (0, 0) turn it off.
+    Fighters intercepting from another field are spared it; those based on the struck field are not."""
+    s = Setup((Unit("Bomber", 4, UnitState(action_points=40)),), (Unit("Bomber", 6),), combat="airstrike",
+              airfield=True)
+    seen: dict[int, set[float]] = {}
+    for seed in range(6):
+        o = fight(s, Rules(), random.Random(seed), record=True)
+        for e in _attacks(o, attacker_side=0):
+            seen.setdefault(min(e["round"], 3), set()).add(_mod(e, "airfield", hp=True))
+    assert seen == {1: {0.5}, 2: {0.5}, 3: {1.0}}
+    old = Rules(airfield_penalty=F(0), airfield_penalty_rounds=0)
+    o = fight(s, old, random.Random(0), record=True)
+    assert {_mod(e, "airfield", hp=True) for e in _attacks(o, attacker_side=0)} == {1.0}
+    away = Interceptor(Unit("Fighter", 4, UnitState(readiness=50)), intercept_setting=100, distance=0)
+    home = replace(away, own_airfield_targeted=True)
+    for interceptor, factor in ((away, 1.0), (home, 0.5)):
+        o = fight(replace(s, interceptors=(interceptor,)), Rules(), random.Random(1), record=True)
+        on_fighters = [e for e in _attacks(o, attacker_side=0) if "D2 Fighter" in e["target"] and e["round"] <= 2]
+        assert on_fighters and {_mod(e, "airfield", hp=True) for e in on_fighters} == {factor}
+
+
 def test_out_of_fuel_penalty():
     thirsty = _type("Thirsty", attack={"soft": 1}, hp=1_000_000, fuel_per_round=10)
     s = _setup([Unit("Thirsty", 1, UnitState(action_points=30, fuel=10))], [Unit("Dummy", 1)],

@@ -17,7 +17,10 @@ start-up penalty: none of these cases has one of them, so only the four AT Gold
 "estimate tally" digests moved (the roster is part of the inputs the tally's key
 digests; every count, sum and histogram is as before: dd07271ba496fb0c5e33,
 63721b318bcd2950a5f8, 217eaedfc500585e636b and 6f1f85a96dc59a4c2139 before, in
-the order below).
+the order below). Then the airfield penalty (rulevars 835/836) was turned on by
+default: none of these cases strikes an airfield, so again only those four
+digests moved, by the key (13c11403aff1d699146a, 2d0378ba5888dafde3cb,
+5ad19cc89e35988016f3 and 8acbbb19eef1c9592953 before).
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ EXPECTED = {
         "sample 1": "81e7135fe5b9ef2e25bb",
         "sample 7": "5f2558ab2bd84b9de6bf",
         "sample 12345": "9de944e8316f25970a6a",
-        "estimate tally": "13c11403aff1d699146a",
+        "estimate tally": "eb936233f13d59ab02d0",
         "estimate html": "4a8972344e78ca4f2a42",
     },
     "atg default": {
@@ -79,7 +82,7 @@ EXPECTED = {
         "sample 1": "0fb1e9b8c43e749f8d2c",
         "sample 7": "3c4187cfa8a249a48eac",
         "sample 12345": "1a3161e909469a998584",
-        "estimate tally": "2d0378ba5888dafde3cb",
+        "estimate tally": "d8d451aabe3df31ce052",
         "estimate html": "cfdb0e7f6ea9509a534f",
     },
     "atg forest river": {
@@ -87,7 +90,7 @@ EXPECTED = {
         "sample 1": "28bd99398460ed81f68a",
         "sample 7": "74e4f9168016572a750e",
         "sample 12345": "21517ec0ee1deba347cb",
-        "estimate tally": "5ad19cc89e35988016f3",
+        "estimate tally": "799d8e826a752da7bf35",
         "estimate html": "a4133086ed08ffdfc914",
     },
     "atg hq entrenched": {
@@ -95,7 +98,7 @@ EXPECTED = {
         "sample 1": "b7df3a18ef084866be6b",
         "sample 7": "68c7b3ec0ff7c2269d40",
         "sample 12345": "d23552f60f411310d1e2",
-        "estimate tally": "8acbbb19eef1c9592953",
+        "estimate tally": "567026f298e4ad9f8770",
         "estimate html": "d0a25157e366101f96a5",
     },
     "sgs default": {

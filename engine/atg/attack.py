@@ -228,8 +228,11 @@ def overstacking_hp(b: Battle, a: Individual, t: Individual, counter: bool) -> f
 
 
 def airfield(b: Battle, a: Individual, t: Individual, counter: bool) -> float:
-    """Aircraft struck on their own airfield, in the first rounds (rulevars 835 and 836)."""
-    if b.airfield_strike and t.side == 1 and t.t.theatre == "air" and b.round <= b.f["airfield_penalty_rounds"]:
+    """Aircraft struck on their own airfield, in the first rounds (rulevars 835 and 836): the defending air
+    units of an airstrike or bombing run on an airfield, and interceptors whose own airfield it is (those
+    flying in from another field are not caught on the ground)."""
+    if (b.airfield_strike and t.side == 1 and t.t.theatre == "air" and b.round <= b.f["airfield_penalty_rounds"]
+            and t.unit not in b.away_interceptors):
         return 1.0 - b.f["airfield_penalty"]
     return 1.0
 

@@ -211,9 +211,9 @@ class Battle:
                  "retreat_open", "defence_may_retreat", "types", "slots", "candidates", "target_lists",
                  "attacks_made", "first_attack", "unlogged", "subround", "combat", "bombardment", "air_mission",
                  "takes_hex", "dropped", "counterattacks", "whole", "tie_hits", "landscape_attack", "river_factor",
-                 "airfield_strike", "concentric", "concentric_bonuses", "sides", "hqs", "stack", "stack_max",
-                 "stack_factor", "units", "people", "everyone", "lowest_fuel", "structural", "continued", "ending",
-                 "decisions", "had_ships", "prevent", "_round_notes", "type_floats", "aircraft", "search_work",
+                 "airfield_strike", "away_interceptors", "concentric", "concentric_bonuses", "sides", "hqs", "stack",
+                 "stack_max", "stack_factor", "units", "people", "everyone", "lowest_fuel", "structural", "continued",
+                 "ending", "decisions", "had_ships", "prevent", "_round_notes", "type_floats", "aircraft", "search_work",
                  "transports_at_start", "never_overstacked", "defenders_may_capitulate", "battle_modifiers",
                  "round_checks", "round_lists", "idle_against", "may_attack", "deals_structural", "auto_destroys",
                  "attack_points", "hit_points", "experience_ratios", "hit_effects", "type_tables",
@@ -350,9 +350,15 @@ class Battle:
             self._add_unit(1, u)
         self.had_ships = any(u.members[0].t.theatre == "naval" for u in self.units[1] if u.members)
         self.decisions = intercepts(s, self.rules, self.rng)
+        away = []
         for d in self.decisions:
             if d.joins:
+                if not d.interceptor.own_airfield_targeted:
+                    away.append(len(self.units[1]))
                 self._add_unit(1, d.interceptor.unit, interceptor=True)
+        self.away_interceptors = frozenset(away)
+        """The defenders' unit indices of interceptors flying in from another airfield (spared the airfield
+        penalty: they are not caught on their own field)."""
         if self.air_mission:
             for aa in s.aa_support:
                 if s.type_of(aa.unit).aa_range >= aa.distance:

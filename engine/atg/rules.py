@@ -6,7 +6,8 @@ prints no values, so every field below is a setting with a default marked
 assumed, and every default is our own choice, set to let its rule show at a
 plausible size. Where the page points a way without a number (counterattacks
 are lighter in AT Gold; attackers are held back in the first two rounds,
-tanks less than infantry) the default follows it, and its note says so.
+tanks less than infantry; aircraft struck on their own airfield lose hit
+points in the first rounds) the default follows it, and its note says so.
 
 The page gives one number two meanings in places (317 is both an experience
 bound and a start-up modifier; 835 is both an air stack maximum and the
@@ -72,6 +73,12 @@ _STARTUP = ("The page names rulevars 316 and 317 as limits on the attacking side
             "quarters in round 2 are our choice, and each unit type's start-up share scales them (in the "
             "illustrative roster infantry takes all of the penalty, the tank half, and artillery, flak, aircraft "
             "and ships, which hit without first closing in, none).")
+
+
+_AIRFIELD = ("The page describes this penalty as part of the AT Gold rules (it marks it as absent from AT classic): "
+             "aircraft based on an airfield that an airstrike or a bombing run targets lose hit points in the "
+             "first rounds, by rulevars 835 and 836. So the rule is in force, but the page gives no values: "
+             "half the hit points for the first two rounds is our choice.")
 
 
 @dataclass(frozen=True)
@@ -321,13 +328,12 @@ class Rules:
                                          assumed="The page gives no size (the game takes it from the river type).")
     river_bridge: Fraction = setting(Fraction(1, 2), help="Rulevar 5: share of the river bonus kept with a bridge.",
                                      minimum=0, maximum=1, section=_HP, assumed=_ours("5"))
-    airfield_penalty: Fraction = setting(Fraction(0), help="Hit point penalty of aircraft attacked on their airfield "
-                                         "(0 none, 1 all).", minimum=0, maximum=1, section=_HP,
-                                         assumed="The page calls it rulevar 835, a number it also gives the air "
-                                         "stack maximum; kept apart. It gives no value: the default, no "
-                                         "penalty, is our choice.")
-    airfield_penalty_rounds: int = setting(0, help="Rulevar 836: first rounds in which the airfield penalty applies.",
-                                           minimum=0, maximum=30, section=_HP, assumed=_ours("836"))
+    airfield_penalty: Fraction = setting(Fraction(1, 2), help="Rulevar 835: hit point penalty of aircraft attacked "
+                                         "on their airfield (0 none, 1 all).", minimum=0, maximum=1, section=_HP,
+                                         assumed=_AIRFIELD + " The page also gives 835 to the air stack maximum; "
+                                         "the two are kept apart.")
+    airfield_penalty_rounds: int = setting(2, help="Rulevar 836: first rounds in which the airfield penalty applies.",
+                                           minimum=0, maximum=30, section=_HP, assumed=_AIRFIELD)
 
     # Hits and experience ----------------------------------------------------------------------
     kill_xp: int = setting(30, help="Rulevar 119: experience for a kill hit.", minimum=0, maximum=100,
