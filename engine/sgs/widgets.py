@@ -55,9 +55,10 @@ def rules_of(values: Mapping[str, Any]) -> SgsRules:
     return dataclasses.replace(SgsRules(), **given)
 
 
-def _assumptions(values: Mapping[str, Any], names: Sequence[str]) -> list[dict[str, str]]:
+def _assumptions(values: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Each setting the widget's form holds (its ``settings`` group, in the form's order), as its result says it."""
     out = []
-    for name in names:
+    for name in values["settings"]:
         f = SETTINGS.field(name)
         v = values["settings"][name]
         shown = ("yes" if v else "no") if isinstance(f, Boolean) else (
@@ -108,7 +109,7 @@ def morale_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     low = demoralised(bm.total, rules)
     return {"morale": bm.to_json(), "mean_exact": fraction_text(Fraction(sum(morales), len(morales)))
             if morales else "0", "demoralised": low, "rout": prob_json(rout_chance(bm.total, rules)) if low else None,
-            "assumptions": _assumptions(values, ("mean_rounding", "demoralised", "rout_test", "rout_hold"))}
+            "assumptions": _assumptions(values)}
 
 
 def morale_render(r: Mapping[str, Any]) -> str:
@@ -165,7 +166,7 @@ def round_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     at_least = [{"hits": k, **prob_json(dist.at_least(k))} for k in sorted(dist) if k > 0]
     return {"distribution": _dist_rows(dist, "{} hits"), "mean": {"value": fraction_text(dist.mean()),
                                                                    "float": float(dist.mean())},
-            "at_least": at_least, "assumptions": _assumptions(values, ("die", "elite_reroll"))}
+            "at_least": at_least, "assumptions": _assumptions(values)}
 
 
 def round_render(r: Mapping[str, Any]) -> str:
@@ -209,7 +210,7 @@ def loss_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     out = allocate(values["cav_hits"], values["other_hits"], targets, rules_of(values))
     rows = [{"unit": n + 1, "strength": t.strength, "cav": t.cav, "priority": t.priority, "hits": h,
              "left": t.strength - h} for n, (t, h) in enumerate(zip(targets, out.hits))]
-    return {"allocation": out.to_json(), "rows": rows, "assumptions": _assumptions(values, ("split", "wastage_rounding", "wastage_scope"))}
+    return {"allocation": out.to_json(), "rows": rows, "assumptions": _assumptions(values)}
 
 
 def loss_render(r: Mapping[str, Any]) -> str:
@@ -246,7 +247,7 @@ def panic_compute(values: Mapping[str, Any]) -> dict[str, Any]:
     return {"tests": tests, "eliminated": values["hits"] >= values["strength"],
             "panic": prob_json(panic_chance(values["morale"], rules) if tests else Fraction(0)),
             "demoralised": low, "rout": prob_json(rout_chance(values["battle_morale"], rules) if low else Fraction(0)),
-            "assumptions": _assumptions(values, ("die", "demoralised", "rout_test", "rout_hold"))}
+            "assumptions": _assumptions(values)}
 
 
 def panic_render(r: Mapping[str, Any]) -> str:
@@ -328,7 +329,7 @@ def air_compute(values: Mapping[str, Any]) -> dict[str, Any]:
             "flight": flight, "flight_clear": prob_json(clear), "flight_caught": prob_json(1 - clear),
             "aa": [{"result": f"{p} panic(s), {h} hit(s)", **prob_json(q)} for (p, h), q in volley.probabilities().items()],
             "combat": {k: prob_json(v) for k, v in combat.items()},
-            "assumptions": _assumptions(values, ("die", "intercept_below_zero", "air_panic_share", "air_winner"))}
+            "assumptions": _assumptions(values)}
 
 
 def air_render(r: Mapping[str, Any]) -> str:
@@ -500,7 +501,7 @@ def battle_compute(values: Mapping[str, Any]) -> dict[str, Any]:
         dist = hits_distribution([Shooter(u.combat + bonus, u.rof, u.elite) for u in combat], rules)
         out["sides"][side] = {"morale": bm.to_json(), "main_modifier": bonus,
                               "main_hits": {"value": fraction_text(dist.mean()), "float": float(dist.mean())}}
-    out["assumptions"] = [a for a in _assumptions(values, [f.name for f in SETTINGS.fields])]
+    out["assumptions"] = _assumptions(values)
     return out
 
 
