@@ -222,9 +222,8 @@ def test_excess_hits_are_lost_and_hits_are_conserved(scope: str) -> None:
                 for k in (0, 1, 2)]
         if scope == "every tier":  # hits are wasted only once every OtherUnit is full (then half the balance, or all)
             assert full[2]
-        else:  # ... every OtherUnit of the tier whose CavUnits took the balance, and of the tiers before it
-            assert any(full[k] and (k == 2 or any(t.cav and t.strength and tier[t.priority] == k for t in targets))
-                       for k in (0, 1, 2))
+        else:  # ... every OtherUnit but those that take hits last (the rear forts)
+            assert full[1]
 
 
 def test_half_wastage_applies_to_the_balance_after_the_volley() -> None:
@@ -261,11 +260,15 @@ def test_a_fort_in_the_rear_does_not_stop_the_half_wastage_by_default() -> None:
     mined = (Target(1, priority="first"), Target(9, cav=True), Target(1, priority="last"))
     assert allocate(0, 6, mined, RULES) == Allocation(hits=(1, 2, 0), wasted=3)
     assert allocate(0, 6, mined, literal) == Allocation(hits=(1, 5, 0), wasted=0)
-    # a CavUnit that takes hits first, ahead of an infantry division with room: the balance falls on it, so
-    # by default half is wasted; literally the division is an OtherUnit left, and the CavUnit takes it all
+    # a CavUnit that takes hits first, ahead of an infantry division with room: the division is an OtherUnit
+    # left on the field (not a rear fort), so under both readings nothing is halved and the CavUnit, hit
+    # first, takes all 6; once it is full the division takes the rest whole
     ahead = (Target(9, cav=True, priority="first"), Target(9))
-    assert allocate(0, 6, ahead, RULES) == Allocation(hits=(3, 0), wasted=3)
-    assert allocate(0, 6, ahead, literal) == Allocation(hits=(6, 0), wasted=0)
+    assert allocate(0, 6, ahead, RULES) == allocate(0, 6, ahead, literal) == Allocation(hits=(6, 0), wasted=0)
+    assert allocate(0, 12, ahead, RULES) == allocate(0, 12, ahead, literal) == Allocation(hits=(9, 3), wasted=0)
+    # ... and once the division is full too, only CavUnits are left: half the balance is wasted
+    small_ahead = (Target(2, cav=True, priority="first"), Target(2), Target(9, cav=True))
+    assert allocate(0, 10, small_ahead, RULES) == Allocation(hits=(2, 2, 3), wasted=3)
     # CavUnits' own hits are never halved; with no OtherUnit behind a CavUnit's tier the two readings agree
     assert allocate(6, 0, tank_fort, RULES) == allocate(6, 0, tank_fort, literal) == Allocation((6, 0), 0)
     rng = random.Random(11)

@@ -195,11 +195,10 @@ class Lineup:
 
 
 def _by_priority(units: tuple[Unit, ...], idx: list[int]) -> list[tuple[list[int], list[int]]]:
-    """Units ``idx`` by loss priority, in the order the tiers take hits, each tier as (CavUnits, OtherUnits);
-    tiers nobody is in left out."""
-    tiers = sorted({TIERS[units[i].priority] for i in idx})
+    """Units ``idx`` by loss priority, each tier as (CavUnits, OtherUnits), every tier in the order the tiers
+    take hits (empty where nobody is in it: the allocation knows the rear tier by its place)."""
     return [([i for i in idx if TIERS[units[i].priority] == t and units[i].cav],
-             [i for i in idx if TIERS[units[i].priority] == t and not units[i].cav]) for t in tiers]
+             [i for i in idx if TIERS[units[i].priority] == t and not units[i].cav]) for t in sorted(TIERS.values())]
 
 
 _last_lineup: list[Lineup] = []

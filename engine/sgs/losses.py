@@ -46,6 +46,8 @@ __all__ = ["Target", "Allocation", "split", "allocate", "allocate_raw", "allocat
 
 TIERS: dict[Priority, int] = {"first": 0, "normal": 1, "last": 2}
 """Order in which loss-priority classes absorb hits."""
+REAR = TIERS["last"]
+"""The tier of units that take hits last (rear forts): by default it does not stop the CavUnits' wastage."""
 
 
 @dataclass(frozen=True)
@@ -133,16 +135,16 @@ def allocate_groups(cav_hits: int, other_hits: int, groups: Sequence[tuple[list[
                     out: list[int], rules: SgsRules) -> int:
     """:func:`allocate` on units already grouped (the battle's hot path: it groups its units once per setup).
 
-    ``groups`` holds, tier by tier in the order the tiers absorb hits, the
-    indices of the CavUnits and of the OtherUnits that can be hit; ``room``
+    ``groups`` holds, for each tier of :data:`TIERS` in the order the tiers
+    absorb hits, the indices of the CavUnits and of the OtherUnits that can be hit; ``room``
     is the strength left to each unit and goes down as hits land, ``out``
     gathers each unit's hits. Returns the hits lost.
 
     Half of the OtherUnits' hits still to land is wasted (once a volley) when
-    they reach a tier's CavUnits: by default as soon as those
-    CavUnits have room to take them (the OtherUnits of that tier and the
-    tiers before it are then full); with ``wastage_scope`` "every tier" only
-    when no OtherUnit of any tier, later ones included, has room left.
+    they reach CavUnits with room and only CavUnits are left to take them: by
+    default no OtherUnit has room but in the rear tier (a CavUnit that takes
+    hits first, with infantry behind it, takes them whole); with
+    ``wastage_scope`` "every tier" no OtherUnit of any tier has room.
     """
     method = rules.split
     wasted = 0
@@ -153,12 +155,11 @@ def allocate_groups(cav_hits: int, other_hits: int, groups: Sequence[tuple[list[
             cav_hits = _give(cav_hits, others, room, out, method)
         if other_hits:
             other_hits = _give(other_hits, others, room, out, method)
-            if other_hits and cavs and not halved and (
-                    any(map(room.__getitem__, cavs)) if rules.wastage_scope == "front"
-                    else not any(room[i] for _, oth in groups for i in oth)):
+            if other_hits and cavs and not halved and any(map(room.__getitem__, cavs)) and not any(
+                    room[i] for _, oth in (groups[:REAR] if rules.wastage_scope == "front" else groups) for i in oth):
                 # only CavUnits left to take the balance of the OtherUnits' hits: half of that balance is wasted
-                # (the OtherUnits of this tier and those before it are full, or hits would not be left; "front"
-                # does not wait for those of later tiers, the rear forts, which take no hit while others can)
+                # (the OtherUnits of this tier and those before it are full, or hits would not be left; those of
+                # a later tier count too, but by default not the rear forts, which take no hit while others can)
                 halved = True
                 kept = other_hits // 2 if rules.wastage_rounding == "down" else (other_hits + 1) // 2
                 wasted += other_hits - kept

@@ -116,20 +116,20 @@ class SgsRules:
                                                  "rounded down or up.", choices=("down", "up"),
                                     assumed="The source says half is wasted and gives no rounding.",
                                     section="Losses")
-    wastage_scope: str = setting("front", help="When half of the OtherUnits' hits is wasted on CavUnits: as soon "
-                                               "as what is left of them falls on CavUnits, or only once no "
-                                               "OtherUnit at all can take a hit, those that take hits last included.",
+    wastage_scope: str = setting("front", help="When half of the OtherUnits' hits is wasted on CavUnits: once "
+                                               "no OtherUnit but those that take hits last can take what is left "
+                                               "of them, or only once no OtherUnit at all can, those included.",
                                  choices=("front", "every tier"),
-                                 labels={"front": "when the balance falls on CavUnits (OtherUnits that take hits "
-                                                  "later, such as rear forts, do not count)",
+                                 labels={"front": "when the balance falls on CavUnits and only OtherUnits that "
+                                                  "take hits last (rear forts) have room",
                                          "every tier": "only when no OtherUnit in any tier has room, rear forts "
                                                        "included"},
                                  assumed="The source wastes half the OtherUnits' balance once only CavUnits remain, "
                                          "and keeps units that take hits last (forts in the rear) out of reach "
                                          "while others can be hit. Counting such a fort as an OtherUnit that "
                                          "remains would let one idle fort give the enemy full hits on the "
-                                         "CavUnits in front of it; we count only the OtherUnits in the tier "
-                                         "being hit or earlier.", section="Losses")
+                                         "CavUnits in front of it; we count every OtherUnit but those that "
+                                         "take hits last.", section="Losses")
     support_rounding: str = setting("down", help="Half of the support units lost with total elimination: "
                                                  "rounded down or up.", choices=("down", "up"),
                                     assumed="The source says half and gives no rounding.", section="Rout")
