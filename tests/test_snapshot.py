@@ -455,6 +455,30 @@ def test_the_engine_goes_live_before_the_standard_library_has_come(guarded_page,
     assert [status for url, status in finished if url.endswith("/python_stdlib.zip")] == [200]
 
 
+def test_an_extra_worker_leaves_the_standard_library_alone(guarded_page, site_url):
+    """A pool's extra worker runs Monte Carlo blocks only, which import nothing the snapshot lacks: it does
+    not fetch the 2.5 MB standard library zip (the page's own worker does, once, after its warm-up), so the
+    zip is not held a second time in the extra worker's memory."""
+    page = guarded_page
+    stdlib = site_url + "pyodide/python_stdlib.zip"
+    requested: list[str] = []
+    page.context.on("request", lambda r: requested.append(r.url.split("?")[0]))
+    page.goto(site_url + "atg/interception.html")
+    wait_live(page)
+    wait_until(page, lambda: stdlib in requested)  # the page's worker's
+    page.evaluate("() => { const p = window.rulesExplorer.pool; p.size = 3; p.fixed = true; p.spawnAfterMs = 0; }")
+    sim = "#atg-intercept-battle .widget-sim"
+    run = """([s, n]) => { const i = document.querySelector(s + ' .sim-trials'); i.value = n;
+        i.dispatchEvent(new Event('change', {bubbles: true})); }"""
+    page.evaluate(run, [sim, "100"])  # starts the extra worker at once
+    page.wait_for_function("() => window.rulesExplorer.pool.helpers?.every((h) => h.state === 'live')", timeout=60_000)
+    page.evaluate(run, [sim, "600"])
+    page.wait_for_function("(s) => document.querySelector(s).dataset.state === 'done'", arg=sim, timeout=120_000)
+    # the two extra workers ran the blocks (the page's own merges once they are live, test_simulation.py)
+    assert page.evaluate("(s) => document.querySelector(s).dataset.workers", sim) == "2"
+    assert requested.count(stdlib) == 1, requested
+
+
 def wait_until(page, condition, seconds: float = 60) -> None:
     """Until `condition()` holds, letting Playwright's events run meanwhile."""
     for _ in range(int(seconds * 10)):

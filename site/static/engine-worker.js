@@ -57,11 +57,13 @@ const HELPER = params.get("role") === "helper";
 const WARM = params.get("warm") !== "0";
 const ready = boot(post, params);
 // After a snapshot boot, Python's standard library is fetched once the page's
-// first answers and the warm-up are done (an extra worker: at once), so that
-// it shares the network with nothing the reader waits for (engine-boot.js).
+// first answers and the warm-up are done, so that it shares the network with
+// nothing the reader waits for (engine-boot.js). An extra worker never fetches
+// it ahead: its blocks import nothing the snapshot lacks, and an import that
+// did would fetch the zip there and then; the 2.5 MB would otherwise sit in
+// every extra worker's memory for nothing.
 ready.then((handle) => {
-  if (HELPER) handle.stdlib?.fetchLater();
-  else { warmUp.handle = handle; warmLater(); }
+  if (!HELPER) { warmUp.handle = handle; warmLater(); }
 }, () => {});
 ready.catch((err) => {
   post({ type: "failed", message: String(err && err.message ? err.message : err) });
