@@ -9,6 +9,8 @@ page cannot drift from the rule it teaches.
 
 from __future__ import annotations
 
+import json
+import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -18,10 +20,12 @@ import pytest
 from conftest import page_meta as meta
 from conftest import page_widget_blocks as blocks
 
+import build
 from engine import widgets
 from engine.europa.exhibits import EXHIBITS
 
-PAGES = sorted((Path(__file__).resolve().parents[1] / "site" / "content" / "europa").glob("*.md"))
+PAGES_DIR = Path(__file__).resolve().parents[1] / "site" / "content" / "europa"
+PAGES = sorted(PAGES_DIR.glob("*.md"))
 SYSTEM = "Europa armour and anti-tank effects"
 
 
@@ -148,3 +152,36 @@ def test_page_examples_specific_findings() -> None:
     assert [(o["result"], o["p"]) for o in heavy["heavy"]["attack"]["outcomes"]] == [("+1", "1")]
     ratio = widgets.get("europa.ratio").run(ex["Rule example: 5.1 to 1 gives +3 or +4"][1])
     assert [(o["result"], o["p"]) for o in ratio["modifier"]["outcomes"]] == [("+3", "1/2"), ("+4", "1/2")]
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(heading)
+    end = text.index("\n#", start + len(heading))
+    return text[start:end]
+
+
+def test_growing_the_armour_prose_matches_its_chart() -> None:
+    """The 'Growing the armour' paragraph describes the stacks the sweep below it actually builds:
+    no intrinsic ATEC unless the block gives one, the ATEC it states, and where the modifier steps up."""
+    page = PAGES_DIR / "03-ratios-terrain-weather.md"
+    text = page.read_text(encoding="utf-8")
+    prose = " ".join(_section(text, "### Growing the armour").split("::: sweep")[0].split())
+    (block,) = [b for b in build.page_blocks(text, page.name) if b[0] == "sweep"]
+    pairs = block[4]
+    defenders = json.loads(pairs["defender.units"])
+    has_intrinsic = any(Fraction(str(u.get("intrinsic_atec", 0))) > 0 for u in defenders)
+    mentions_intrinsic = re.search(r"(?<!no )intrinsic ATEC", prose) is not None
+    assert mentions_intrinsic == has_intrinsic, "prose and chart disagree about intrinsic ATEC"
+
+    stated_atec = re.search(r"(\d+) REs? of ATEC", prose)
+    assert stated_atec, "the paragraph states the defender's ATEC"
+    w = widgets.get("europa.aec")
+    attackers = json.loads(pairs["attacker.units"])
+    for size in json.loads(pairs["values"]):
+        attackers[0]["re_size"] = size
+        r = w.run({"attacker": {"units": attackers}, "defender": {"units": defenders}})
+        atec = Fraction(r["atec"])
+        assert atec == Fraction(stated_atec.group(1))
+        ratio = Fraction(r["aeca"]) / atec
+        expected = 2 if ratio >= 3 else 1 if ratio >= 2 else 0
+        assert Fraction(r["modifier"]["mean"]) == expected, size
