@@ -473,3 +473,20 @@ def test_division_conversion_reading() -> None:
     assert total([at_division] + pool, Category.ATEC, rules=only) == 3 + 3
     assert total([infantry_division] + pool[:2], Category.ATEC, rules=only) == 3 + 2
     assert total([tank_division] + pool, Category.ATEC) == total([tank_division] + pool, Category.ATEC, rules=only) == 4
+
+
+@pytest.mark.parametrize("kind", [UnitType.ANTI_TANK, UnitType.AA, UnitType.HEAVY_AA])
+def test_motorized_aa_and_anti_tank_convert_only_under_the_other_reading(kind: UnitType) -> None:
+    """'Non-motorized' in the list of types that may not become AEC: by default the word is artillery's
+    alone, so no AA or anti-tank unit converts; setting motorized_aa_at_convert reads it as covering AA
+    and anti-tank too (motorized ones then convert, towed ones still not; HQs never)."""
+    other = EuropaRules(motorized_aa_at_convert=True)
+    motorized = [tank_brigade("A1"), unit("A2", kind, motorized=True)]
+    towed = [tank_brigade("A1"), unit("A2", kind)]
+    hq = [tank_brigade("A1"), unit("A2", UnitType.HQ, motorized=True)]
+    assert total(motorized, Category.AECA) == total(towed, Category.AECA) == 1
+    assert total(motorized, Category.AECA, rules=other) == 2
+    assert total(towed, Category.AECA, rules=other) == total(hq, Category.AECA, rules=other) == 1
+    words = {UnitType.ANTI_TANK: "anti-tank", UnitType.AA: "anti-aircraft", UnitType.HEAVY_AA: "heavy anti-aircraft"}
+    assert (f"A2: its neutral REs cannot be converted: non-motorized {words[kind]} may not be converted to AEC."
+            in stack_total(towed, Category.AECA, rules=other).trace)

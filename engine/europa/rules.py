@@ -78,6 +78,12 @@ class EuropaRules:
         label="Motorized infantry backs",
         assumed="The source says infantry REs without saying whether motorized infantry is included.")
     """Motorized infantry counts as infantry for the three-to-one support test."""
+    motorized_aa_at_convert: bool = setting(
+        False, help="Motorized AA and anti-tank units may be converted to AEC, as motorized artillery may.",
+        label="Motorized AA/AT convert",
+        assumed="The source's list of types that may not become AEC puts 'non-motorized' before artillery, AA and "
+                "anti-tank; we read the word as artillery's alone, so no AA or anti-tank unit converts.")
+    """Neutral motorized AA and anti-tank REs may be converted to AEC (else no AA or anti-tank unit may)."""
     half_atec_remainder_converts: bool = setting(
         False, help="The neutral half of a half-ATEC unit may be converted to ATEC.",
         label="Half ATEC converts",

@@ -304,9 +304,10 @@ def _convertible(unit: Unit, category: Category, value: Capability, terrain: Red
         if value is Capability.HALF and not rules.half_atec_remainder_converts:
             return ZERO, "a unit with ATEC of its own (half) is not converted to ATEC"
         return neutral, ""
-    if not unit.may_become_aec():
-        kind = ("non-motorized artillery" if unit.unit_type is UnitType.ARTILLERY
-                else f"{UNIT_TYPE_WORDS[unit.unit_type]} units")
+    if not unit.may_become_aec(rules.motorized_aa_at_convert):
+        motor = unit.unit_type is not UnitType.HQ and (unit.unit_type is UnitType.ARTILLERY
+                                                       or rules.motorized_aa_at_convert)
+        kind = f"non-motorized {UNIT_TYPE_WORDS[unit.unit_type]}" if motor else f"{UNIT_TYPE_WORDS[unit.unit_type]} units"
         return ZERO, f"{kind} may not be converted to AEC"
     if (category is Category.AECA and unit.full_strength_into_terrain
             and unit.unit_type is UnitType.MOTORIZED_INFANTRY and terrain is not Reduction.NONE):

@@ -300,17 +300,22 @@ class Unit:
         return (self.nationality is Nationality.GERMAN and self.formation is Formation.DIVISION
                 and self.unit_type in BIG_PANZER_TYPES and self.combat_value >= BIG_PANZER_MIN_COMBAT_VALUE)
 
-    def may_become_aec(self) -> bool:
-        """Whether neutral REs of this type may be converted to AEC.
+    def may_become_aec(self, motorized_aa_at: bool = False) -> bool:
+        """Whether neutral REs of this type may be converted to AEC; with ``motorized_aa_at``
+        "non-motorized" is read as qualifying AA and anti-tank as well as artillery.
 
         >>> Unit("A1", UnitType.ARTILLERY, Formation.REGIMENT, Fraction(1)).may_become_aec()
         False
         >>> Unit("A1", UnitType.ARTILLERY, Formation.REGIMENT, Fraction(1), motorized=True).may_become_aec()
         True
+        >>> towed = Unit("T1", UnitType.ANTI_TANK, Formation.REGIMENT, Fraction(1), motorized=True)
+        >>> towed.may_become_aec(), towed.may_become_aec(motorized_aa_at=True)
+        (False, True)
         """
-        if self.unit_type in NOT_CONVERTIBLE_TO_AEC:
+        if self.unit_type is UnitType.HQ or self.unit_type in NOT_CONVERTIBLE_TO_AEC and not motorized_aa_at:
             return False
-        return not (self.unit_type is UnitType.ARTILLERY and not self.motorized)
+        needs_motor = self.unit_type is UnitType.ARTILLERY or self.unit_type in NOT_CONVERTIBLE_TO_AEC
+        return self.motorized or not needs_motor
 
     def may_become_atec(self) -> bool:
         """Whether neutral REs of this type may be converted to ATEC.
