@@ -148,6 +148,32 @@ class Played:
         return f"{self.cell} (row {self.row}, column {self.column})"
 
 
+def _shift_text(a: Analysis, start: int, die_roll: int, shift: int) -> str:
+    """The shift die in words; a shift held at an end of the row says so rather than claim a move.
+
+    >>> from fractions import Fraction
+    >>> from .odds import plain_total
+    >>> s = Situation(plain_total(Fraction(40)), plain_total(Fraction(2)), Terrain.OPEN, 3, 2)
+    >>> _shift_text(analyse(s), 12, 3, 3)
+    'Shift die 3: a shift of 3 right, stopped at the end of the row; the combat stays on 13:1.'
+    >>> s = Situation(plain_total(Fraction(12)), plain_total(Fraction(4)), Terrain.OPEN, 3, 2)
+    >>> _shift_text(analyse(s), 6, 2, -2)
+    'Shift die 2: a shift of 2 left; the column goes from 3:1 to 1:1.'
+    """
+    row_cols = columns(a.situation.terrain)
+    direction = "right" if shift > 0 else "left"
+    text = f"Shift die {die_roll}: a shift of {abs(shift)} {direction}"
+    if a.settings.beyond_edges is BeyondEdges.EXTENDED and start != a.odds.start:
+        text += ", counted from beyond the end of the row"
+    end = final_column(start, shift)
+    if end != start + shift:
+        text += ", stopped at the end of the row"
+    before, after = a.odds.column.label, row_cols[end].label
+    if end == a.odds.start:
+        return f"{text}; the combat stays on {after}."
+    return f"{text}; the column goes from {before} to {after}."
+
+
 def play(a: Analysis, rng: random.Random) -> Played:
     """Play the sequence once: surprise roll, shift die if needed, combat roll, result."""
     s = a.situation
@@ -168,11 +194,7 @@ def play(a: Analysis, rng: random.Random) -> Played:
         shift_roll = roll(rng, 1, SHIFT_DIE, "surprise shift (1d6)")
         rolls.append(shift_roll)
         shift = shift_roll.total if who is Surprise.ATTACKER else -shift_roll.total
-        direction = "right" if shift > 0 else "left"
-        line += f" Shift die {shift_roll.total}: the column moves {abs(shift)} {direction}"
-        if a.settings.beyond_edges is BeyondEdges.EXTENDED and start != a.odds.start:
-            line += " (counted from beyond the end of the row)"
-        line += f", from {a.odds.column.label} to {row_cols[final_column(start, shift)].label}."
+        line += " " + _shift_text(a, start, shift_roll.total, shift)
     steps.append(line)
     column = final_column(start, shift)
 

@@ -451,7 +451,7 @@ def compute_reader(values: dict[str, Any]) -> dict[str, Any]:
     notes = []
     if a.options and a.exploit is not None:
         notes.append(1)
-    if d.options:
+    if d.options and a.options:  # note 2 turns on how the attacker pays options: none owed, no release
         notes.append(2)
     if max(a.options, d.options) >= 2:
         notes.append(3)
