@@ -305,10 +305,10 @@ def _convertible(unit: Unit, category: Category, value: Capability, terrain: Red
             return ZERO, "a unit with ATEC of its own (half) is not converted to ATEC"
         return neutral, ""
     if not unit.may_become_aec(rules.motorized_aa_at_convert):
-        motor = unit.unit_type is not UnitType.HQ and (unit.unit_type is UnitType.ARTILLERY
-                                                       or rules.motorized_aa_at_convert)
-        kind = f"non-motorized {UNIT_TYPE_WORDS[unit.unit_type]}" if motor else f"{UNIT_TYPE_WORDS[unit.unit_type]} units"
-        return ZERO, f"{kind} may not be converted to AEC"
+        words = UNIT_TYPE_WORDS[unit.unit_type]
+        # refused for not being motorized when a motorized one of its type would convert
+        motor_would = replace(unit, motorized=True).may_become_aec(rules.motorized_aa_at_convert)
+        return ZERO, f"{'non-motorized ' + words if motor_would else words + ' units'} may not be converted to AEC"
     if (category is Category.AECA and unit.full_strength_into_terrain
             and unit.unit_type is UnitType.MOTORIZED_INFANTRY and terrain is not Reduction.NONE):
         return ZERO, "attacking at full strength into terrain that reduces c/m units, it is no longer neutral"
