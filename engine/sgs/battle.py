@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from itertools import compress
 from typing import Any
 
-from .losses import TIERS, allocate_groups
+from .losses import TIERS, allocate_groups, tier_groups
 from .morale import armour_superiority, battle_morale, heavy_losses
 from .panic import must_test, panics
 from .rout import demoralised, routs, who_tests
@@ -195,10 +195,8 @@ class Lineup:
 
 
 def _by_priority(units: tuple[Unit, ...], idx: list[int]) -> list[tuple[list[int], list[int]]]:
-    """Units ``idx`` by loss priority, each tier as (CavUnits, OtherUnits), every tier in the order the tiers
-    take hits (empty where nobody is in it: the allocation knows the rear tier by its place)."""
-    return [([i for i in idx if TIERS[units[i].priority] == t and units[i].cav],
-             [i for i in idx if TIERS[units[i].priority] == t and not units[i].cav]) for t in sorted(TIERS.values())]
+    """Units ``idx`` by loss priority and class (:func:`~.losses.tier_groups`)."""
+    return tier_groups(idx, [TIERS[u.priority] for u in units], [u.cav for u in units])
 
 
 _last_lineup: list[Lineup] = []

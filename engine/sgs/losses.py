@@ -42,7 +42,7 @@ from typing import Any
 from .rules import SgsRules
 from .units import Priority
 
-__all__ = ["Target", "Allocation", "split", "allocate", "allocate_raw", "allocate_groups", "TIERS"]
+__all__ = ["Target", "Allocation", "split", "allocate", "allocate_raw", "allocate_groups", "tier_groups", "TIERS"]
 
 TIERS: dict[Priority, int] = {"first": 0, "normal": 1, "last": 2}
 """Order in which loss-priority classes absorb hits."""
@@ -125,10 +125,16 @@ def allocate_raw(cav_hits: int, other_hits: int, strengths: Sequence[int], cav: 
     if not cav_hits and not other_hits:
         return out, 0
     alive = [i for i, s in enumerate(strengths) if s > 0]
-    groups = [([i for i in alive if tiers[i] == tier and cav[i]], [i for i in alive if tiers[i] == tier and not cav[i]])
-              for tier in (0, 1, 2)]
-    wasted = allocate_groups(cav_hits, other_hits, groups, list(strengths), out, rules)
+    wasted = allocate_groups(cav_hits, other_hits, tier_groups(alive, tiers, cav), list(strengths), out, rules)
     return out, wasted
+
+
+def tier_groups(indices: Sequence[int], tiers: Sequence[int], cav: Sequence[bool]) -> list[tuple[list[int], list[int]]]:
+    """``indices`` as :func:`allocate_groups` takes them: for every tier of :data:`TIERS`, in the order the
+    tiers absorb hits (empty ones too: the allocation knows the rear tier by its place), its CavUnits and
+    its OtherUnits; ``tiers[i]`` and ``cav[i]`` are unit i's tier and class."""
+    return [([i for i in indices if tiers[i] == tier and cav[i]],
+             [i for i in indices if tiers[i] == tier and not cav[i]]) for tier in sorted(TIERS.values())]
 
 
 def allocate_groups(cav_hits: int, other_hits: int, groups: Sequence[tuple[list[int], list[int]]], room: list[int],
