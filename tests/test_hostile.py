@@ -273,3 +273,25 @@ def _depth_by_characters(text: str, limit: int) -> bool:
 @given(st.text(alphabet='[]{}"\\ab,:\n', max_size=40), st.integers(0, 4))
 def test_the_nesting_scan_reads_strings_and_escapes_as_json_does(text, limit):
     assert schema.json_depth_ok(text, limit) == _depth_by_characters(text, limit)
+
+
+@pytest.mark.parametrize("text", HOSTILE_NUMBERS + [MARKUP, None, True, [], {}], ids=repr)
+def test_a_card_game_units_reduced_is_a_whole_number_or_empty(text):
+    """Reduced may be left empty (the combat value at any strength); anything else that is not a whole number
+    in range is refused in one line naming the row, on the command line and in a link, the rest applied."""
+    units = [{"name": "guards", "combat": 5}, {"name": "odd", "combat": 4, "reduced": text}]
+    code, out, err = run_cli("run", "sgs.battle", "--inputs", json.dumps({"attacker": {"units": units}}))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("error: attacker.units.1.reduced: ") and err.endswith(
+        "enter a whole number from -5 to 15, or leave it empty for the combat value at any strength\n"), err
+    w = widgets.get("sgs.battle")
+    values, rejected = w.from_link({"attacker.units": json.dumps(units), "terrain_defence": "2"})
+    assert [e.field for e in rejected] == ["attacker.units.1.reduced"] and values["terrain_defence"] == 2
+    healthy()
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t"])
+def test_a_card_game_units_empty_reduced_reads_as_its_combat_value(blank):
+    w = widgets.get("sgs.battle")
+    got = answer({"op": "run", "widget": w.id, "inputs": {"attacker": {"units": [{"combat": 2, "reduced": blank}]}}})
+    assert got["inputs"]["attacker"]["units"][0]["reduced"] == "" and "notes" not in got["result"], got

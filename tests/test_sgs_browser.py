@@ -108,3 +108,26 @@ def test_a_shared_battle_of_twelve_units_a_side_round_trips(driver, site_url):
     assert not wrong, wrong[:10]
     shows_cpython(driver, values, 3, "the shared battle")
     assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_new_unit_row_fires_at_its_combat_value_until_given_a_reduced_one(driver, site_url):
+    """A unit added in the editor leaves Reduced empty, so it fires at whatever combat value the reader gives it;
+    a Reduced above that value is named above the figures, not refused."""
+    base = open_short(driver, site_url)
+    if "defender.units" in P.parts(driver):
+        P.open_part(driver, "defender.units")
+    n = len(base["defender"]["units"])
+    driver.call("(s) => document.querySelector(s).click()", f"#{control('defender.units')} > .add-item")
+    row = f"defender.units.{n}"
+    assert driver.call(VALUES, [control(f"{row}.combat"), control(f"{row}.reduced")]) == ["4", ""]
+    driver.call(SET, control(f"{row}.combat"), "2")
+    new = {**W.inputs.field("defender").field("units").item.validate(None), "combat": 2}
+    values = W.validate({**base, "defender": {**base["defender"], "units": [*base["defender"]["units"], new]}})
+    shows(driver, f"#{INSTANCE} .widget-result", W.render(W.run(values)), "a new row of combat 2")
+    driver.call(SET, control(f"{row}.reduced"), "3")
+    values["defender"]["units"][n]["reduced"] = 3
+    html = W.render(W.run(values))
+    assert f"Defender row {n + 1} (infantry): its reduced value 3 is above its combat value 2" in html
+    shows(driver, f"#{INSTANCE} .widget-result", html, "a new row reduced above its combat value")
+    assert driver.errors() == []

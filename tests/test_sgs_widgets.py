@@ -201,3 +201,78 @@ def test_both_sides_leaving_after_recon_is_a_defenders_win_in_the_run() -> None:
     assert set(t.counts["winner"]) == {"defender"} and t.counts["ending"].get("both retreated", 0) > 30
     html = w.render_tally(t, values)
     assert "Both sides withdrew after recon (the defender holds)" in html and "Nobody" not in html
+
+
+# A unit row's Reduced (session 23) ----------------------------------------------------------------------------
+
+UNIT_ROW = BATTLE.inputs.field("attacker").field("units").item
+
+OLD_LINKS = {
+    # written before Reduced could be left empty, when a new row's was 3: rows 13 and 14 added to the page's
+    # attacker (combat 6 and 1, Reduced left at 3), in the form over the page's rows ...
+    "~1.zeNqrVkosKUlMzk4tUrKqVirNyywpBjGSlKyio5XyEnNTlXSUkvNzkxJLlGJ1DHDAaKX8nBSFovxyJR2zWCCvPDUxG8I1jI2tra0FAArOHbg":
+        [("old row", 6, 3), ("weak row", 1, 3)],
+    # ... and one row of combat 5 in place of the attacker's twelve, in the form over the item's defaults
+    "~1.jeyJhdHRhY2tlciI6eyJ1bml0cyI6W1sibmFtZSIsImNvbWJhdCJdLFsibG9uZSIsNV1dfX0": [("lone", 5, 3)],
+}
+
+
+def test_a_new_unit_row_leaves_reduced_empty_and_fires_at_its_combat_value() -> None:
+    from engine.sgs.widgets import setup_from
+    new = UNIT_ROW.validate(None)  # what the form's "Add unit" copies (templates/partials/form.html)
+    assert new["reduced"] == "" and new["combat"] == 4
+    base = BATTLE.validate({})
+    values = BATTLE.validate({"attacker": {**base["attacker"], "units": [{**new, "name": "new", "combat": 2}]}})
+    unit = setup_from(values).attacker.units[0]
+    assert unit.reduced is None and unit.value(1, True) == unit.value(4, True) == 2
+    # empty fights as a Reduced equal to the row's combat value, seed for seed
+    same = BATTLE.validate({"attacker": {**base["attacker"], "units": [{**new, "name": "new", "combat": 2,
+                                                                       "reduced": 2}]}})
+    assert BATTLE.roll(values, 5)["events"] == BATTLE.roll(same, 5)["events"]
+    assert "notes" not in BATTLE.result(values)
+
+
+@pytest.mark.parametrize("state", OLD_LINKS)
+def test_links_and_inputs_written_before_read_the_same_units(state: str) -> None:
+    values, errors = BATTLE.from_link({"": state})
+    assert errors == []
+    rows = values["attacker"]["units"][-len(OLD_LINKS[state]):]
+    assert [(u["name"], u["combat"], u["reduced"]) for u in rows] == OLD_LINKS[state]
+    # a row given without Reduced (the command line, a page) still reads 3, and the page's rows are as they were
+    assert BATTLE.validate({"attacker": {"units": [{"combat": 6}]}})["attacker"]["units"][0]["reduced"] == 3
+    assert [u["reduced"] for u in BATTLE.validate({})["attacker"]["units"]] == [3, 3, 3, 3, 4, 4, 4, 3, 3, 4, 5, 4]
+
+
+def test_an_empty_reduced_survives_both_kinds_of_link() -> None:
+    base = BATTLE.validate({})
+    units = base["defender"]["units"] + [{**UNIT_ROW.validate(None), "combat": 2}]
+    values = BATTLE.validate({"defender": {**base["defender"], "units": units}})
+    assert values["defender"]["units"][-1]["reduced"] == ""
+    assert BATTLE.from_link({"": BATTLE.state_text(values, base)}) == (values, [])
+    assert BATTLE.from_link(BATTLE.link_state(values, base)) == (values, [])
+
+
+def test_a_unit_stronger_when_reduced_is_named_not_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """The source: a unit's value is usually lower once half its strength is gone. Higher is unusual, not
+    impossible: the battle runs and the row is named above its figures."""
+    from engine.__main__ import main
+    base = BATTLE.validate({})
+    units = [dict(u) for u in base["defender"]["units"]]
+    units[5] = {**units[5], "combat": 2}  # the tank brigade: Reduced 3
+    values = BATTLE.validate({"defender": {**base["defender"], "units": units}})
+    result = BATTLE.result(values)
+    assert result["notes"] == [
+        "Defender row 6 (tank brigade): its reduced value 3 is above its combat value 2, so it fires better once "
+        "it has lost half its strength or more. The source has a unit's value usually lower by then; leave "
+        "Reduced empty to keep the combat value throughout."]
+    assert BATTLE.render(result).startswith('<p class="note unit-note">Defender row 6 (tank brigade): its reduced')
+    assert BATTLE.roll(values, 3)["winner"] and BATTLE.estimate(values, 1, 0, 5).trials == 5
+    # where the reduced value never counts, no note
+    assert "notes" not in BATTLE.run({**values, "settings": {**values["settings"], "reduced_at_half": False}})
+    units[5] = {**units[5], "strength": 1}
+    assert "notes" not in BATTLE.run({"defender": {**base["defender"], "units": units}})
+    assert "notes" not in BATTLE.run({}) and "unit-note" not in BATTLE.render(BATTLE.run({}))
+    # the command line gives the note with the figures
+    hq = json.dumps({"attacker": {"units": [{"name": "HQ", "combat": 2}]}})
+    assert main(["run", "sgs.battle", "--inputs", hq]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"][0].startswith("Attacker row 1 (HQ): its reduced value 3 is")

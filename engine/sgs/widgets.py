@@ -24,7 +24,7 @@ from typing import Any, Final
 from .. import figures as fig
 from .. import exactcheck, montecarlo, present
 from ..dice import prob_json
-from ..schema import Boolean, Choice, Field, Group, Integer, ListOf, Text, fraction_text
+from ..schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Text, fraction_text
 from ..settings import rules_from, rules_group
 from ..widgets import Widget, register
 from . import air
@@ -362,7 +362,8 @@ UNIT_FIELDS: Final[tuple[Field, ...]] = (
     Integer("count", "How many such units.", 1, minimum=1, maximum=12, label="Units"),
     Integer("strength", "Strength points.", 4, minimum=1, maximum=20, label="Strength"),
     Integer("combat", "Combat value.", 4, minimum=-5, maximum=15, label="Combat"),
-    Integer("reduced", "Combat value at half strength or less.", 3, minimum=-5, maximum=15, label="Reduced"),
+    Integer("reduced", "Combat value at half strength or less (empty: the same as Combat).", 3, minimum=-5,
+            maximum=15, label="Reduced"),
     Integer("morale", "Base morale.", 3, minimum=0, maximum=9, label="Morale"),
     Integer("rof", "Rate of fire.", 1, minimum=0, maximum=4, label="ROF"),
     Boolean("elite", "Re-rolls a miss.", False, label="Elite"),
@@ -376,6 +377,49 @@ UNIT_FIELDS: Final[tuple[Field, ...]] = (
     Boolean("recon", "Fires in the recon round.", False, label="Recon"),
     Choice("priority", "Loss priority.", "normal", choices=("first", "normal", "last"), label="Priority"),
 )
+
+
+SAME_AS_COMBAT: Final = ""
+"""A unit row's Reduced left empty: the unit fires at its combat value at any strength
+(:attr:`.units.Unit.reduced` ``None``), whatever the reader makes that value."""
+
+
+class UnitRow(Group):
+    """The fields of one unit row, whose Reduced may be left empty (:data:`SAME_AS_COMBAT`).
+
+    The editor's new row (:meth:`validate` of nothing, what the form's "Add unit" copies) leaves it empty, so a
+    new unit never fires better once reduced than at full strength by accident. A row given without Reduced
+    still reads 3, the field's default: inputs and links written before rows could leave it empty mean that
+    (a link leaves out each value of a row that equals the field's default).
+
+    >>> row = UnitRow("unit", "", fields=UNIT_FIELDS)
+    >>> row.validate()["reduced"], row.validate({"combat": 6})["reduced"], row.validate({"reduced": " "})["reduced"]
+    ('', 3, '')
+    >>> try:
+    ...     row.validate({"reduced": "x"})
+    ... except InputError as exc:
+    ...     exc.allowed
+    'a whole number from -5 to 15, or empty'
+    """
+
+    def coerce(self, value: Any, path: str) -> dict[str, Any]:
+        reduced = value.get("reduced") if isinstance(value, Mapping) else None
+        if isinstance(reduced, str) and not reduced.strip():
+            out = super().coerce({**value, "reduced": self.field("reduced").default}, path)
+            out["reduced"] = SAME_AS_COMBAT
+            return out
+        try:
+            return super().coerce(value, path)
+        except InputError as exc:
+            where = f"{path}.reduced" if path else "reduced"
+            if exc.field != where:
+                raise
+            raise InputError(where, f"{exc.message}, or leave it empty for the combat value at any strength",
+                             f"{exc.allowed}, or empty") from None
+
+    def validate(self, value: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """A row completed and checked; with nothing given, the editor's new row (Reduced empty)."""
+        return self.coerce({"reduced": SAME_AS_COMBAT} if value is None else value, "")
 
 
 def _unit_rows(units: Sequence[Unit]) -> tuple[dict[str, Any], ...]:
@@ -394,7 +438,7 @@ _FIRST_SHOT_ROUNDS: Final = {"main": ("main",), "main and next": ("main", "next"
 def _force_group(name: str, force: Force, label: str) -> Group:
     return Group(name, "", label=label, fields=(
         ListOf("units", "The side's units.", _unit_rows(force.units),
-               item=Group("unit", "", label="Unit", fields=UNIT_FIELDS), min_items=1, max_items=20, label="Units"),
+               item=UnitRow("unit", "", label="Unit", fields=UNIT_FIELDS), min_items=1, max_items=20, label="Units"),
         Integer("leader_morale", "Leader's morale.", force.leader_morale, minimum=-9, maximum=9, label="Leader morale"),
         Integer("leader_combat", "Leader's combat value.", force.leader_combat, minimum=0, maximum=9,
                 label="Leader combat"),
@@ -461,7 +505,8 @@ def unit_name(u: Mapping[str, Any], row: int, k: int) -> str:
 
 def _force(v: Mapping[str, Any]) -> Force:
     units = tuple(Unit(unit_name(u, n, k), strength=u["strength"],
-                       combat=u["combat"], reduced=u["reduced"], morale=u["morale"], rof=u["rof"], elite=u["elite"],
+                       combat=u["combat"], reduced=None if u["reduced"] == SAME_AS_COMBAT else u["reduced"],
+                       morale=u["morale"], rof=u["rof"], elite=u["elite"],
                        cav=u["cav"], armour=u["armour"], pursuit=u["pursuit"], role=u["role"],
                        artillery=u["artillery"], air=u["air"], mines=u["mines"], recon=u["recon"],
                        priority=u["priority"])
@@ -486,8 +531,35 @@ def setup_from(values: Mapping[str, Any]) -> Setup:
                  retreat_card=None if values["retreat_card"] == "none" else values["retreat_card"])
 
 
+def stronger_when_reduced(values: Mapping[str, Any]) -> list[str]:
+    """A note for each unit row whose reduced value is above its combat value where that value counts: with the
+    setting ``reduced_at_half`` on, for a unit of 2 strength points or more (one of 1 is gone at half strength).
+
+    The source says only that a unit's value is *usually* lower once it has lost half its strength or more, which
+    tells of the counters, not of a rule: a higher value is unusual, not impossible, so the row is named, not
+    refused. Links written while a new row's Reduced was 3 whatever its combat value hold such rows; they still
+    read as they did.
+
+    >>> v = BATTLE_INPUTS.validate({})
+    >>> v["defender"]["units"][1] = {**v["defender"]["units"][1], "name": "", "combat": 2}
+    >>> stronger_when_reduced(v)[0][:61]
+    'Defender row 2 (infantry): its reduced value 3 is above its c'
+    >>> stronger_when_reduced({**v, "settings": {**v["settings"], "reduced_at_half": False}})
+    []
+    """
+    if not rules_of(values).reduced_at_half:
+        return []
+    return [f"{side.capitalize()} row {n + 1} ({u['name'] or _kind(u)}): its reduced value {u['reduced']} is "
+            f"above its combat value {u['combat']}, so it fires better once it has lost half its strength or "
+            "more. The source has a unit's value usually lower by then; leave Reduced empty to keep the combat "
+            "value throughout."
+            for side in SIDES for n, u in enumerate(values[side]["units"])
+            if u["reduced"] != SAME_AS_COMBAT and u["reduced"] > u["combat"] and u["strength"] > 1]
+
+
 def battle_compute(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The battle before the first die: each side's morale and main-round hits."""
+    """The battle before the first die: each side's morale and main-round hits, and a note on any unit row that
+    fires better reduced than at full strength (:func:`stronger_when_reduced`; the key only when there is one)."""
     setup, rules = setup_from(values), rules_of(values)
     out: dict[str, Any] = {"sides": {}}
     for side, enemy in (("attacker", "defender"), ("defender", "attacker")):
@@ -502,6 +574,9 @@ def battle_compute(values: Mapping[str, Any]) -> dict[str, Any]:
         out["sides"][side] = {"morale": bm.to_json(), "main_modifier": bonus,
                               "main_hits": {"value": fraction_text(dist.mean()), "float": float(dist.mean())}}
     out["assumptions"] = _assumptions(values)
+    notes = stronger_when_reduced(values)
+    if notes:
+        out["notes"] = notes
     return out
 
 
@@ -512,7 +587,8 @@ def battle_render(r: Mapping[str, Any]) -> str:
         figs.append({"label": f"{side.capitalize()} hits expected in the main round "
                               f"(modifier {present.signed(s['main_modifier'])})",
                      "value": f"{s['main_hits']['value']} ≈ {s['main_hits']['float']:.2f}"})
-    return present.figures(figs) + present.assumptions(r["assumptions"])
+    notes = "".join(present.note(n, "note unit-note") for n in r.get("notes", ()))
+    return notes + present.figures(figs) + present.assumptions(r["assumptions"])
 
 
 def battle_sample(values: Mapping[str, Any], seed: int) -> dict[str, Any]:
