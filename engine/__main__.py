@@ -3,7 +3,7 @@
     python -m engine list
     python -m engine run small_general.combat --inputs '{"terrain": "forest"}'
     python -m engine roll small_general.combat --seed 42
-    python -m engine sweep small_general.combat --vary hex_sides --from 1 --to 6 --format csv
+    python -m engine sweep small_general.combat --vary hex_sides --from 1 --to 6 --inputs '{"retreat_hexes": 0}' --format csv
     python -m engine compare sgs.battle --b '{"night": true}' --trials 2000 --workers 4
     python -m engine target atg.battle --figure attacker_won --at-least 0.8 --vary attackers.1.count --from 0 --to 12
     python -m engine estimate sgs.battle --precision 1%

@@ -199,6 +199,17 @@ def test_the_command_line_answers_bad_input_in_one_line(inputs):
     assert time.perf_counter() - started < 1
 
 
+@pytest.mark.parametrize("widget", ["small_general.combat", "small_general.defender_choice"])
+def test_the_command_line_refuses_a_defender_surrounded_with_free_hexes_in_one_line(widget):
+    code, out, err = run_cli("run", widget, "--inputs", '{"hex_sides": 6, "retreat_hexes": 2}')
+    assert code == 2 and out == ""
+    assert err == ("error: retreat_hexes: attacks over all 6 hex sides leave the defender no free friendly hex; "
+                   "enter 0\n")
+    got = answer({"op": "run", "widget": widget, "inputs": {"hex_sides": 6, "retreat_hexes": 2}})
+    assert got["error"]["type"] == "InputError" and got["error"]["field"] == "retreat_hexes"
+    healthy()
+
+
 def test_the_command_line_reports_an_engine_bug_in_one_line(monkeypatch):
     w = widgets.get("ocs.combat")
     monkeypatch.setattr(type(w), "run", lambda self, raw: 1 / 0)

@@ -233,12 +233,14 @@ def test_target_on_exact_figures_equals_a_linear_scan(w):
 
 
 def test_target_says_when_the_figure_is_not_monotone():
-    # P(no result) of Small General rises and falls along the hex sides when the defence is strong
+    # P(no result) of Small General rises and falls along the hex sides when the defence is strong (a defender
+    # with no free hex beside it, so that all six sides may be attacked)
     w = widgets.get("small_general.combat")
-    pts = scenarios.sweep(w.id, {}, {"input": "hex_sides", "from": 1, "to": 6}, figures=["no_result"])["points"]
+    boxed = {"retreat_hexes": 0}
+    pts = scenarios.sweep(w.id, boxed, {"input": "hex_sides", "from": 1, "to": 6}, figures=["no_result"])["points"]
     probs = [Fraction(p["figures"]["no_result"]["exact"]) for p in pts]
     thr = max(probs)
-    got = scenarios.target(w.id, {}, "no_result", str(thr), {"input": "hex_sides", "from": 1, "to": 6})
+    got = scenarios.target(w.id, boxed, "no_result", str(thr), {"input": "hex_sides", "from": 1, "to": 6})
     assert got["found"] == 1 + probs.index(thr)
     ok = [p >= thr for p in probs]
     assert got["monotone"] == all(ok[ok.index(True):])
@@ -562,8 +564,9 @@ def test_scenario_link_round_trip_and_damaged_parts():
 # Charts ---------------------------------------------------------------------------------------------------------------
 
 def test_charts_have_axes_units_bands_and_a_data_table_and_no_style():
-    exact = ask({"op": "sweep", "widget": "small_general.combat", "vary": {"input": "hex_sides", "from": 1, "to": 6},
-                 "render": True})["html"]
+    one_free = {"retreat_hexes": 1}  # five sides attacked leave one hex free at most
+    exact = ask({"op": "sweep", "widget": "small_general.combat", "inputs": one_free,
+                 "vary": {"input": "hex_sides", "from": 1, "to": 5}, "render": True})["html"]
     est = ask({"op": "sweep", "widget": "sgs.battle", "vary": {"input": "attacker.units.0.count", "values": [1, 2]},
                "trials": 20, "render": True})["html"]
     for html in (exact, est):
@@ -574,8 +577,8 @@ def test_charts_have_axes_units_bands_and_a_data_table_and_no_style():
     assert '<polygon class="band"' in est and '<polygon class="band"' not in exact
     assert ">100%<" in exact
     assert "19/216 (8.80%)" in exact  # the table reads the exact figure
-    target = ask({"op": "target", "widget": "small_general.combat", "figure": "defender_retreats", "threshold": "0.3",
-                  "vary": {"input": "hex_sides", "from": 1, "to": 6}, "render": True})
+    target = ask({"op": "target", "widget": "small_general.combat", "inputs": one_free, "figure": "defender_retreats",
+                  "threshold": "0.3", "vary": {"input": "hex_sides", "from": 1, "to": 5}, "render": True})
     assert 'class="threshold"' in target["html"] and target["found"] == 5
     assert "5 is the least value" in target["html"]
 
@@ -614,11 +617,17 @@ def test_cli_prints_the_api_answer():
 
 
 def test_cli_csv_has_a_row_per_point_and_bad_input_is_one_line(capsys):
-    code, text = _cli(["sweep", "small_general.combat", "--vary", "hex_sides", "--values", "[1, 6]", "--format", "csv",
-                       "--figures", "defender_retreats"])
+    code, text = _cli(["sweep", "small_general.combat", "--vary", "hex_sides", "--values", "[1, 5]", "--format", "csv",
+                       "--inputs", '{"retreat_hexes": 1}', "--figures", "defender_retreats"])
     assert code == 0
     assert text.splitlines() == ["hex_sides,defender_retreats_float,defender_retreats_exact,error",
-                                 "1,0.08796296296296297,19/216,", "6,0.36574074074074076,79/216,"]
+                                 "1,0.08796296296296297,19/216,", "5,0.33796296296296297,73/216,"]
+    # A point the form refuses is a row with its message, the rest of the sweep answered.
+    code, text = _cli(["sweep", "small_general.combat", "--vary", "hex_sides", "--values", "[1, 6]", "--format", "csv",
+                       "--figures", "defender_retreats"])
+    rows = text.splitlines()
+    assert code == 0 and rows[1] == "1,0.08796296296296297,19/216,", rows
+    assert rows[2].startswith("6,,,") and "no free friendly hex" in rows[2], rows
     capsys.readouterr()
     assert main(["sweep", "small_general.combat", "--vary", "nope", "--values", "[1]"]) == 2
     err = capsys.readouterr().err

@@ -152,9 +152,9 @@ MODIFIER_CASES: list[tuple[str, dict[str, Any], list[tuple[str, int]]]] = [
     ("one hex side", {"hex_sides": 1}, []),
     ("two hex sides", {"hex_sides": 2}, [("Simultaneous attack", 1)]),
     ("three hex sides", {"hex_sides": 3}, [("Simultaneous attack", 2)]),
-    ("four hex sides", {"hex_sides": 4}, [("Simultaneous attack", 3)]),
-    ("five hex sides", {"hex_sides": 5}, [("Simultaneous attack", 4)]),
-    ("six hex sides", {"hex_sides": 6}, [("Simultaneous attack", 5)]),
+    ("four hex sides", {"hex_sides": 4, "retreat_hexes": 2}, [("Simultaneous attack", 3)]),
+    ("five hex sides", {"hex_sides": 5, "retreat_hexes": 1}, [("Simultaneous attack", 4)]),
+    ("six hex sides", {"hex_sides": 6, "retreat_hexes": 0}, [("Simultaneous attack", 5)]),
     ("artillery vs mechanized", {"attacker": {"artillery": True}, "defender": {"movement": "mechanized"}},
      [("Artillery versus mechanized", -2)]),
     ("artillery vs foot", {"attacker": {"artillery": True}}, []),
@@ -169,7 +169,7 @@ MODIFIER_CASES: list[tuple[str, dict[str, Any], list[tuple[str, int]]]] = [
                                 "defender": {"experience_level": 4, "movement": "mechanized"}},
      [("Landscape", -2), ("Supply state", -4), ("Experience", -2), ("Combat state", -1),
       ("Artillery versus mechanized", -2)]),
-    ("best for the attacker", {"hex_sides": 6, "attacker": {"experience_level": 4},
+    ("best for the attacker", {"hex_sides": 6, "retreat_hexes": 0, "attacker": {"experience_level": 4},
                                "defender": {"supply": "out", "state": "panicked"}},
      [("Supply state", 6), ("Experience", 2), ("Combat state", 4), ("Simultaneous attack", 5)]),
 ]
@@ -309,11 +309,26 @@ def test_artillery_attacker_results(row: int, limit: str) -> None:
 
 
 @pytest.mark.parametrize("row", range(3, 19))
-def test_defending_artillery_limit_is_a_setting(row: int) -> None:
+def test_defending_artillery_is_limited_by_default(row: int) -> None:
+    """Artillery never causes a loss or destroyed result, on defence too unless the setting is turned off."""
     printed = TABLE_RESULTS[row]
-    assert apply_artillery_rule(printed, FOOT, ARTY) == printed
-    limited = apply_artillery_rule(printed, FOOT, ARTY, Settings(defending_artillery=True))
+    limited = apply_artillery_rule(printed, FOOT, ARTY)
     assert limited.name == (ARTILLERY_EXPECTED[row][0] if printed.side == "ATT" else printed.name)
+    assert apply_artillery_rule(printed, FOOT, ARTY, Settings(defending_artillery=False)) == printed
+
+
+def test_defending_artillery_earns_no_points_for_results_it_cannot_cause() -> None:
+    """The audit's case: a defending gun unit earned 5 for an ATT Destroyed that artillery never causes."""
+    combat = Combat.from_inputs(COMBAT.validate({"defender": {"artillery": True}}))
+    worst = next(o for o in combat.outcomes().probabilities() if o.row == 3)
+    assert worst.final.name == "ATT Panick" and combat.xp(worst) == (0, 3)
+    for o in combat.outcomes().probabilities():
+        assert not o.final.has("Loss", "Destroyed") or o.final.side == "DEF"
+    d = COMBAT.run({"defender": {"artillery": True}})["derived"]
+    assert d["attacker_loss"]["p"] == d["attacker_destroyed"]["p"] == "0"
+    assert d["defender_xp_expected"]["value"] == "43/54"  # 172/216: panic 3 on rows 3-7, shocked 2, disrupted 1
+    literal = COMBAT.run({"defender": {"artillery": True}, "settings": {"defending_artillery": False}})["derived"]
+    assert literal["attacker_loss"]["p"] == "25/216" and literal["defender_xp_expected"]["value"] == "23/24"
 
 
 def test_artillery_never_loses_nor_inflicts_loss() -> None:
@@ -386,7 +401,7 @@ def test_artillery_blocked_retreat_stays_or_dies() -> None:
 
 # Retreats ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("free", range(0, 7))
+@pytest.mark.parametrize("free", range(0, 6))
 def test_retreat_failure_by_reading(free: int) -> None:
     assert retreat_failure_chance(free) == (1 if free == 0 else 0)
     six = Settings(retreat_direction="six_directions")
@@ -397,6 +412,26 @@ def test_retreat_failure_by_reading(free: int) -> None:
         assert Fraction(d["defender_destroyed_in_retreat"]["p"]) == Fraction(19, 216) * fail
         assert Fraction(d["defender_retreats"]["p"]) == Fraction(19, 216) * (1 - fail)
         assert Fraction(d["defender_destroyed"]["p"]) == Fraction(1, 216) + Fraction(19, 216) * fail
+
+
+def test_hex_sides_page_figures() -> None:
+    """Page 1's chart (one free hex, one to five sides) and its sentence on all six sides."""
+    loss = [COMBAT.run({"hex_sides": n, "retreat_hexes": 1})["derived"]["attacker_loss"]["p"] for n in range(1, 6)]
+    assert (loss[0], loss[-1]) == ("25/216", "1/216")
+    three = COMBAT.run({"hex_sides": 1})["derived"]
+    assert COMBAT.run({"hex_sides": 1, "retreat_hexes": 1})["derived"] == three  # one open hex serves as three
+    six = COMBAT.run({"hex_sides": 6, "retreat_hexes": 0})
+    d = six["derived"]
+    assert (d["defender_destroyed"]["p"], d["defender_retreats"]["p"], d["attacker_loss"]["p"]) == ("5/8", "0", "0")
+    assert min(r["row"] for r in six["rows"] if Fraction(r["p"])) == 8
+
+
+def test_defending_artillery_page_figures() -> None:
+    """Page 1, after "Artillery on defence": 81 combat states in 216, 35 of them panic, no loss."""
+    r = COMBAT.run({"defender": {"artillery": True}})
+    assert r["derived"]["attacker_state"]["p"] == "3/8"  # 81/216
+    panic = sum(Fraction(o["p"]) for o in r["outcomes"] if o["result"] == "ATT Panick")
+    assert panic == Fraction(35, 216)
 
 
 def test_retreat_page_figures() -> None:
@@ -615,6 +650,30 @@ def test_bad_inputs_name_the_field(widget: Any, inputs: dict[str, Any], field: s
     with pytest.raises(InputError) as info:
         widget.run(inputs)
     assert info.value.field == field
+
+
+@pytest.mark.parametrize("sides,free", [(6, 1), (6, 5), (4, 3), (2, 5)])
+@pytest.mark.parametrize("widget", [COMBAT, DEFENDER_CHOICE], ids=["combat", "defender_choice"])
+def test_free_hexes_beyond_the_sides_attacked_are_refused(widget: Any, sides: int, free: int) -> None:
+    """Each side attacked over borders an enemy unit's hex: attacked from all six sides, nowhere is free."""
+    with pytest.raises(InputError) as info:
+        widget.run({"hex_sides": sides, "retreat_hexes": free})
+    assert info.value.field == "retreat_hexes" and "\n" not in str(info.value)
+    most = 6 - sides
+    assert info.value.allowed == (f"0 to {most}" if most else "0")
+    assert str(info.value) == ("retreat_hexes: attacks over all 6 hex sides leave the defender no free friendly hex; "
+                               "enter 0" if sides == 6 else
+                               f"retreat_hexes: attacks over {sides} hex sides leave the defender at most {most} "
+                               f"free friendly hexes; enter 0 to {most}")
+    widget.run({"hex_sides": sides, "retreat_hexes": most})
+    values, rejected = widget.from_link({"hex_sides": str(sides), "retreat_hexes": str(free)})
+    assert [e.field for e in rejected] == ["retreat_hexes"] and values == widget.validate(None)
+
+
+def test_the_attackers_own_hex_is_never_free() -> None:
+    with pytest.raises(InputError) as info:
+        COMBAT.run({"retreat_hexes": 6})
+    assert str(info.value) == "retreat_hexes: 6 is out of range; enter a whole number from 0 to 5"
 
 
 def test_every_setting_is_marked_assumed() -> None:

@@ -7,8 +7,10 @@ link in the prose, must load with no rejected part.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, unquote
 
 import pytest
@@ -16,7 +18,8 @@ import pytest
 from conftest import page_meta as meta
 from conftest import page_widget_blocks as blocks
 
-from engine import widgets
+import build
+from engine import scenarios, widgets
 from engine.small_general import COMBAT, DEFENDER_CHOICE, EXPERIENCE
 from engine.small_general.exhibits import EXHIBITS
 
@@ -82,6 +85,26 @@ def test_every_assumed_setting_is_explained_in_the_pages() -> None:
             name = path.rsplit(".", 1)[-1]
             assert f"`{name}`" in prose, f"setting {name} of {w.id} is not named in any assumed note"
     assert prose.count('!!! assumed "') >= 10
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_point_of_a_sweep_is_a_possible_combat(page: Path) -> None:
+    """A chart plots only combinations the widget accepts (six sides attacked leave no free hex)."""
+    swept = 0
+    for kind, ident, _, title, pairs, _ in build.page_blocks(page.read_text(encoding="utf-8"), page.name):
+        if kind != "sweep":
+            continue
+        w = OURS[ident]
+        spec = {k: pairs.pop(k) for k in build.SWEEP_KEYS if k in pairs}
+        base, rejected = w.from_link(pairs)
+        assert not rejected, (title, [str(e) for e in rejected])
+        vary: dict[str, Any] = {k: spec[k] for k in ("from", "to", "step") if k in spec}
+        if "values" in spec:
+            vary["values"] = json.loads(spec["values"])
+        answer = scenarios.sweep(w.id, base, {"input": spec["vary"], **vary}, figures=["no_result"])
+        assert [p["label"] for p in answer["points"] if "error" in p] == [], title
+        swept += 1
+    assert swept or "::: sweep" not in page.read_text(encoding="utf-8")
 
 
 def test_every_exhibit_is_placed() -> None:

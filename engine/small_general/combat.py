@@ -6,7 +6,8 @@ A combat goes through the steps of the rules section:
 2. roll 3d6, add them and read the table row (:meth:`Combat.rows`);
 3. apply the artillery rule to the printed result (:func:`apply_artillery_rule`);
 4. if the defender must retreat, find whether it has a hex to go to
-   (:func:`retreat_failure_chance`); without one it is destroyed;
+   (:func:`retreat_failure_chance`; never more than :func:`most_retreat_hexes`);
+   without one it is destroyed;
 5. credit experience to the unit that caused the result.
 
 >>> c = Combat("clear", 1, Unit("foot", False, "supplied", 0, "none"), Unit("foot", False, "out", 0, "none"))
@@ -26,12 +27,12 @@ from typing import Any, Final
 from ..dice import Dist, dice
 from .experience import points_for
 from .rules import (ARTILLERY_VS_MECHANIZED, ATTACKER_STATE, ATTACKER_SUPPLY, DEFENDER_STATE, DEFENDER_SUPPLY,
-                    DESTROYED, EXPERIENCE_MODIFIERS, LANDSCAPE_FOOT_ATTACK, LOSS, PANIC, RETREAT,
+                    DESTROYED, EXPERIENCE_MODIFIERS, LANDSCAPE_FOOT_ATTACK, LOSS, MAX_HEX_SIDES, PANIC, RETREAT,
                     SIMULTANEOUS_ATTACK, TABLE_HIGH, TABLE_LOW, TABLE_RESULTS, Effect, Level, Movement, Result,
                     Settings, State, Supply, Terrain)
 
 __all__ = ["Unit", "Modifier", "Outcome", "Combat", "combat_modifiers",
-           "apply_artillery_rule", "retreat_failure_chance", "DICE"]
+           "apply_artillery_rule", "most_retreat_hexes", "retreat_failure_chance", "DICE"]
 
 DICE: Final = dice(3, 6)
 """The attacker's roll: three six-sided dice."""
@@ -183,9 +184,9 @@ def apply_artillery_rule(printed: Result, attacker: Unit, defender: Unit,
                          settings: Settings = Settings()) -> Result:
     """The result that actually applies once the artillery rule has been applied.
 
-    An attacking artillery unit causes no loss and takes no loss; with the
-    ``defending_artillery`` setting, a defending artillery unit causes none
-    either.
+    An attacking artillery unit causes no loss and takes no loss; a defending
+    artillery unit causes none either, unless the ``defending_artillery``
+    setting is turned off.
 
     >>> arty = Unit("foot", True, "supplied", 0, "none")
     >>> foot = Unit("foot", False, "supplied", 0, "none")
@@ -199,6 +200,10 @@ def apply_artillery_rule(printed: Result, attacker: Unit, defender: Unit,
     'DEF Panick'
     >>> apply_artillery_rule(TABLE_RESULTS[4], arty, foot).name
     'ATT Panick'
+    >>> apply_artillery_rule(TABLE_RESULTS[3], foot, arty).name
+    'ATT Panick'
+    >>> apply_artillery_rule(TABLE_RESULTS[3], foot, arty, Settings(defending_artillery=False)).name
+    'ATT Destroyed'
     """
     if printed.side is None:
         return printed
@@ -207,6 +212,19 @@ def apply_artillery_rule(printed: Result, attacker: Unit, defender: Unit,
     if printed.side == "ATT" and defender.artillery and settings.defending_artillery:
         return _limit(printed, settings)
     return printed
+
+
+def most_retreat_hexes(hex_sides: int) -> int:
+    """Most free friendly hexes a defender can have once attacks have come over ``hex_sides`` of its sides.
+
+    Each of those sides borders the hex an enemy unit attacked from, and the unit is still there (a unit
+    that has fought has no movement points left), so that hex is not the defender's to retreat into.
+    Attacked from all six sides, a unit has nowhere to go.
+
+    >>> most_retreat_hexes(1), most_retreat_hexes(4), most_retreat_hexes(6)
+    (5, 2, 0)
+    """
+    return MAX_HEX_SIDES - hex_sides
 
 
 def retreat_failure_chance(free_hexes: int, settings: Settings = Settings()) -> Fraction:
@@ -259,7 +277,7 @@ class Combat:
     defender: Unit
     """The unit that fights for the hex."""
     retreat_hexes: int = 3
-    """Free friendly hexes next to the defender (0 to 6)."""
+    """Free friendly hexes next to the defender (0 to :func:`most_retreat_hexes` of ``hex_sides``)."""
     other_units: int = 0
     """Other enemy units in the hex that did not fight."""
     settings: Settings = Settings()
@@ -300,7 +318,7 @@ class Combat:
         """Table row read: 3d6 plus modifiers, brought onto the table (setting ``beyond_table``).
 
         >>> Combat("clear", 6, Unit("foot", False, "supplied", 0, "none"),
-        ...        Unit("foot", False, "supplied", 0, "panicked")).rows().probability(18)
+        ...        Unit("foot", False, "supplied", 0, "panicked"), retreat_hexes=0).rows().probability(18)
         Fraction(20, 27)
         """
         return (DICE + self.total_modifier).clamp(TABLE_LOW, TABLE_HIGH)

@@ -265,10 +265,14 @@ class Settings:
                 "better roll never gives a weaker result.")
     """What a forbidden loss or destroyed result becomes under the artillery rule."""
     defending_artillery: bool = setting(
-        False, help="Also limit the results a defending artillery unit inflicts on its attacker.",
+        True, help="Also limit the results a defending artillery unit inflicts on its attacker.",
         label="Limit defending artillery too",
-        assumed="The limit speaks of what artillery causes and of artillery that attacks; "
-                "whether results against the attacker of an artillery unit are limited is not said.")
+        assumed="The rules say artillery never causes a loss or destroyed result without naming a side, "
+                "then that artillery which attacks takes no loss; whether a defending artillery unit "
+                "causes what its attacker suffers is not said. A defender earns experience for those "
+                "results (setting defender_earns_xp), so by default the limit holds for it too and guns "
+                "on defence never inflict, nor earn points for, a loss or a kill. Turned off, only the "
+                "artillery that attacks is limited.")
     """Whether the artillery limit also covers results inflicted by a defending artillery unit."""
     artillery_retreat_kills: bool = setting(
         False, help="A retreat forced by artillery destroys a unit that has no free friendly hex.",

@@ -40,7 +40,7 @@ from ..dice import Dist, prob_json, roll
 from ..schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, fraction_text
 from ..settings import rules_group
 from ..widgets import Widget, register
-from .combat import Combat, Outcome, Unit, retreat_failure_chance
+from .combat import Combat, Outcome, Unit, most_retreat_hexes, retreat_failure_chance
 from .defender_choice import TIE_BREAKS, rank
 from .experience import LEVEL_THRESHOLDS, POINTS_FOR_CAUSING, level_for, next_threshold, points_for
 from .rules import (ATTACKER_STATES, ATTACKER_SUPPLIES, COMBAT_STATES, DEFENDER_STATES, DEFENDER_SUPPLIES, DESTROYED,
@@ -49,9 +49,9 @@ from .rules import (ATTACKER_STATES, ATTACKER_SUPPLIES, COMBAT_STATES, DEFENDER_
 
 __all__ = ["COMBAT", "DEFENDER_CHOICE", "EXPERIENCE", "COMBAT_INPUTS", "CHOICE_INPUTS", "EXPERIENCE_INPUTS",
            "UNIT_NAMES", "MAX_STRENGTH", "SETTINGS", "ALL_SETTINGS", "settings_group", "setting_field",
-           "terrain_field", "hex_sides_field", "retreat_hexes_field", "attacker_group", "defender_fields",
-           "defender_group", "defender_list", "DERIVED", "CAUSABLE", "combat_result", "render_combat",
-           "assumption", "assumptions_for", "play", "points_for_item"]
+           "terrain_field", "hex_sides_field", "retreat_hexes_field", "combat_check", "attacker_group",
+           "defender_fields", "defender_group", "defender_list", "DERIVED", "CAUSABLE", "combat_result",
+           "render_combat", "assumption", "assumptions_for", "play", "points_for_item"]
 
 
 # Inputs: unit names and settings groups --------------------------------------------
@@ -109,8 +109,29 @@ def hex_sides_field() -> Integer:
 
 
 def retreat_hexes_field() -> Integer:
-    return Integer("retreat_hexes", "Adjacent friendly hexes the defender could retreat into.",
-                   3, minimum=0, maximum=6, label="Free friendly hexes")
+    return Integer("retreat_hexes", "Adjacent friendly hexes the defender could retreat into; "
+                   "a hex an attack came from is never one.",
+                   3, minimum=0, maximum=most_retreat_hexes(1), label="Free friendly hexes")
+
+
+def combat_check(values: Mapping[str, Any]) -> None:
+    """Every hex side attacked over borders an enemy unit's hex, so it leaves one hex fewer to retreat into.
+
+    >>> combat_check({"hex_sides": 4, "retreat_hexes": 2})
+    >>> combat_check({"hex_sides": 6, "retreat_hexes": 1})
+    Traceback (most recent call last):
+    ...
+    engine.schema.InputError: retreat_hexes: attacks over all 6 hex sides leave the defender no free friendly ...
+    """
+    sides, free = values["hex_sides"], values["retreat_hexes"]
+    most = most_retreat_hexes(sides)
+    if free <= most:
+        return
+    if most == 0:
+        raise InputError("retreat_hexes", f"attacks over all {sides} hex sides leave the defender no free "
+                         "friendly hex; enter 0", "0")
+    raise InputError("retreat_hexes", f"attacks over {sides} hex sides leave the defender at most {most} free "
+                     f"friendly hexes; enter 0 to {most}", f"0 to {most}")
 
 
 def attacker_group() -> Group:
@@ -136,7 +157,8 @@ def defender_fields() -> tuple[Field, ...]:
     return (
         Choice("movement", "Artillery attacks mechanized units at a penalty.", "foot",
                choices=MOVEMENTS, label="Movement"),
-        Boolean("artillery", "Artillery defends with a value of 0.", False, label="Artillery"),
+        Boolean("artillery", "Artillery defends with a value of 0 and, by default, inflicts no loss on its "
+                "attacker.", False, label="Artillery"),
         Choice("supply", "Supply problems and being out of supply help the attacker.", "supplied",
                choices=DEFENDER_SUPPLIES, labels={"problem": "supply problem", "out": "out of supply"},
                label="Supply"),
@@ -474,6 +496,7 @@ COMBAT: Widget = register(Widget(
     compute=combat_compute,
     result_key=combat_key,
     render=combat_render,
+    check=combat_check,
     sample=combat_sample,
     render_sample=combat_render_sample,
     description="Exact chances of every combat result, with modifiers, artillery, retreats and experience.",
@@ -607,6 +630,7 @@ DEFENDER_CHOICE: Widget = register(Widget(
     inputs=CHOICE_INPUTS,
     compute=choice_compute,
     render=choice_render,
+    check=combat_check,
     sample=choice_sample,
     render_sample=choice_render_sample,
     description="Ranks the units of a stack by their chance to stand up to an attack; the best one fights.",
