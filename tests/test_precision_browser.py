@@ -74,8 +74,10 @@ def test_a_run_to_a_precision_stops_where_cpython_does(driver, site_url, workers
     assert announce == f"Done: {state['trials']:,} trials. {state['sentence']}"
     # While it ran, the progress said the half-width now and the target.
     assert any(f"(target ±{TARGET}%)" in t for t in texts), f"{driver.name}: {sorted(texts)[:5]}"
-    # The last stage (1,000 trials) went to both extra workers, or to the main worker alone.
-    assert driver.call("(s) => document.querySelector(s).dataset.workers", SIM) == str(workers), driver.name
+    # The last stage (1,000 trials) went to the main worker alone, or to both extra workers (the main worker
+    # too, if the reader had paused).
+    shared = int(driver.call("(s) => document.querySelector(s).dataset.workers", SIM))
+    assert shared == 1 if workers == 1 else shared in (2, 3), f"{driver.name}: {shared} workers"
     # The link carries the run's kind, and opening it runs the same run.
     driver.wait(f"() => location.search.includes('{INSTANCE}.precision={TARGET}')", timeout=10)
     assert driver.errors() == []

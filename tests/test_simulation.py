@@ -130,8 +130,8 @@ def test_a_link_sets_the_state_seed_and_trials(driver, site_url):
 
 @browsers("chromium", "firefox", "webkit")
 def test_a_run_shared_by_two_workers_gives_one_workers_figures(driver, site_url):
-    """The page's pool (pool.js) fixed at two extra workers (the main one only merges once they are live):
-    blocks go to both, the merge is CPython's HTML."""
+    """The page's pool (pool.js) fixed at two extra workers: blocks go to both (and to the main worker too
+    while the reader changes nothing), the merge is CPython's HTML."""
     open_live(driver, site_url + PAGE)
     driver.call("() => { const p = window.rulesExplorer.pool; p.size = 3; p.fixed = true; p.spawnAfterMs = 0; }")
     driver.call(SET_TRIALS, SIM, "100")  # starts the extra worker at once (a page waits half a second)
@@ -141,9 +141,10 @@ def test_a_run_shared_by_two_workers_gives_one_workers_figures(driver, site_url)
     driver.call(SET_TRIALS, SIM, "600")  # 8 blocks of 75 (pool.js: BLOCKS_PER_WORKER a worker), some on each
     driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=120)
     shows(driver, f"{SIM} .sim-result", expected(driver, 1, 600), "the estimate merged from two workers")
-    assert driver.call("(s) => document.querySelector(s).dataset.workers", SIM) == "2"
+    shared = driver.call("(s) => document.querySelector(s).dataset.workers", SIM)
+    assert shared in ("2", "3"), shared  # both extra workers (the main worker may have joined them)
     text = driver.call("(s) => document.querySelector(s + ' .sim-progress-text').textContent", SIM)
-    assert text.startswith("600 of 600 trials in ") and text.endswith(" on 2 workers"), text
+    assert text.startswith("600 of 600 trials in ") and text.endswith(f" on {shared} workers"), text
     assert driver.errors() == []
 
 

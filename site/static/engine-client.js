@@ -41,6 +41,7 @@ export class WorkerLink {
     this.nextId = 1;
     this.now = now;
     this.askedAt = -Infinity; // when the last call (but a background one) was made: the reader is active
+    this.onAsk = null; // told of each such call as it is made (pool.js: a run's trials step off this worker)
     this.pending = new Map(); // request or job id -> its answer's listener
     this.progress = new Map(); // job id -> progress listener
     this.asked = new Set(); // answers awaited of calls (but background ones) in flight: see settled()
@@ -142,6 +143,7 @@ export class WorkerLink {
     });
     if (!background) {
       this.askedAt = this.now();
+      this.onAsk?.();
       this.asked.add(answer);
       answer.then(() => this.asked.delete(answer));
     }

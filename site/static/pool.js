@@ -10,12 +10,20 @@
 // single worker gives for the same (inputs, seed, N), whichever worker ran
 // which block.
 //
-// The main worker (the page's engine, which answers every calculator) is
-// kept free for the reader: it runs trials only until an extra worker is
-// live, and not even then once a trial is measured slower than SLOW_TRIAL_MS
-// (a recompute would wait behind it): then the extra worker starts at once
-// and the main worker's block goes back to the queue, minus what it has done.
-// So with an extra worker, a recompute never waits behind a battle.
+// The main worker (the page's engine, which answers every calculator) comes
+// to the reader first. It runs trials in chunks of MAIN_SLICE_MS, and once
+// an extra worker is live, only while the reader is quiet: a call of the
+// reader's (a recompute) hands its block back at once, minus what it has
+// done, and it takes another only once the reader has asked nothing for
+// READER_ACTIVE_MS, as a scenario's share of a run does (scenario.js
+// QUIET_MS). So a reader who changes things has it to themselves, and one who
+// watches a run has every core on it (on a 2-core machine, about twice as
+// fast). Trials measured slower than SLOW_TRIAL_MS start the extra workers at
+// once and, while one may still come, run there only while the reader is
+// quiet too; trials slower than QUIET_TRIAL_MS do not run there at all while
+// an extra worker is live or may come (a change after a pause would wait
+// behind one). So a recompute never waits behind a battle: at most behind
+// one short chunk or trial, the first change after a pause.
 //
 // The extra workers boot from the same snapshot as the main one, once a run
 // has gone on for SPAWN_AFTER_MS (at once for slow trials): a short run never
@@ -44,8 +52,14 @@ export const MIN_BLOCK = 25; // trials in a block at least
 const PROGRESS_MS = 250;
 export const SPAWN_AFTER_MS = 500;
 // A trial that takes longer than this (ms) does not run on the main worker
-// while an extra worker can take it: a recompute would wait behind it.
+// while an extra worker can take it and the reader is changing things: a
+// recompute would wait behind it.
 export const SLOW_TRIAL_MS = 5;
+// Nor one longer than this (ms) while the reader is quiet: their next change
+// would wait behind it (AT Gold 40 v 40 takes about 4.5 ms in a browser here).
+export const QUIET_TRIAL_MS = 12;
+// Slow trials are timed again over this many, warm, before the main worker takes more of them.
+const WARM_TRIALS = 3;
 // The main worker's chunks, while it runs trials, are this short (ms; other
 // workers' are the scheduler's 10): a recompute waits behind one at most.
 export const MAIN_SLICE_MS = 4;
@@ -65,9 +79,9 @@ export const MERGE_DEFER_MS = 2000;
 
 // How many workers a run may use here at most: one per core, at most
 // 1 + MAX_HELPERS, and one alone where memory is tight (each worker holds its
-// own Python, about 100 MB). The main worker runs no trials once an extra one
-// is live, so a run has an extra worker for every core but one: that core is
-// left to the page and its engine. On this 2-core machine a second extra
+// own Python, about 100 MB). A run has an extra worker for every core but
+// one: that core is the page's engine's, which plays trials only while the
+// reader is not changing anything. On this 2-core machine a second extra
 // worker made the card game's run twice as fast but doubled a calculator's
 // recompute p95 during it (bench/simulation.py: 21 against 44 ms), and a
 // reader's change comes first. Within this bound the pool keeps an extra
@@ -109,6 +123,13 @@ export class Pool {
     this.sizing = []; // each judgement: {extra, rate, before, kept} (rates in trials a ms)
     this.runs = new Map(); // slot -> the run using it
     this.active = new Set(); // runs going on, which extra workers join once ready
+    // A call of the reader's takes the main worker's blocks back at once (see the top of this file).
+    main.onAsk = () => { for (const run of this.active) run.freeMain(); };
+  }
+
+  // Whether the reader has asked the main worker something within READER_ACTIVE_MS.
+  readerActive() {
+    return this.now() - (this.main.askedAt ?? -Infinity) < READER_ACTIVE_MS;
   }
 
   // Extra workers this pool may still have.
@@ -228,7 +249,9 @@ class SharedRun {
     this.merging = false;
     this.finishing = false;
     this.slow = false; // a trial was measured slower than SLOW_TRIAL_MS
+    this.long = false; // trials were measured slower than QUIET_TRIAL_MS (or the engine gave the probe up)
     this.probed = false; // the main worker has run its first trial (alone, to time it)
+    this.warm = false; // ... and, its trials slow, a few more (WARM_TRIALS) to time them again
     this.window = null; // the speed being measured: {working, at, counted}
     this.rates = new Map(); // extra workers working -> trials a ms, as measured in this run
     this.shown = -1; // trials in the last estimate shown
@@ -259,12 +282,15 @@ class SharedRun {
     }
   }
 
-  // Whether an extra worker is live in this run (or, for slow trials, may
-  // still come): the main worker then runs none of its trials.
+  // Whether the main worker runs none of this run's trials now: long trials
+  // while an extra worker is live or may still come; others while the reader
+  // is busy with the page and an extra worker is live (slow ones: or coming).
   mainKeptFree() {
     const helpers = this.workers.filter((w) => w.link !== this.pool.main);
-    if (helpers.some((w) => w.link.state === "live")) return true;
-    return this.slow && (helpers.some((w) => w.link.state === "loading") || this.pool.room > 0);
+    const live = helpers.some((w) => w.link.state === "live");
+    const coming = helpers.some((w) => w.link.state === "loading") || this.pool.room > 0;
+    if (this.long) return live || coming;
+    return (live || (this.slow && coming)) && this.pool.readerActive();
   }
 
   // Hands the main worker's block back, but for the trials it has reported.
@@ -279,13 +305,17 @@ class SharedRun {
   heard(w, p) {
     if (!w.block) return;
     Object.assign(w.block, { progress: p.done, tally: p.tally });
-    if (w.link === this.pool.main && p.done > 0) this.timed(p.elapsed / p.done);
+    if (w.link === this.pool.main && p.done > 0) this.timed(p.elapsed / p.done, w.block.cold || p.done < 2);
   }
 
-  // A trial of the main worker took `ms`: a slow one starts the extra workers at once.
-  timed(ms) {
-    if (ms <= SLOW_TRIAL_MS || this.slow) return;
+  // Trials of the main worker took `ms` each: a slow one starts the extra workers at once. The run's first
+  // trial may carry its set-up, and any one trial may be slow by chance, so a `cold` measure (the first, or
+  // of one trial) calls trials slow, never long.
+  timed(ms, cold) {
+    const long = !cold && ms > QUIET_TRIAL_MS;
+    if (ms <= SLOW_TRIAL_MS || this.long || (this.slow && !long)) return;
     this.slow = true;
+    this.long = long;
     this.pool.startHelpers(); // at once: a slow run should not wait on the main worker
     this.freeMain();
   }
@@ -300,20 +330,24 @@ class SharedRun {
     if (w.link === this.pool.main ? this.mainKeptFree() : w.link.state !== "live") return; // a helper: once ready
     let block = this.queue.shift();
     let probe = false;
-    if (block && w.link === this.pool.main && !this.probed) {
+    const cold = !this.probed;
+    if (block && w.link === this.pool.main && (cold || (this.slow && !this.long && !this.warm))) {
       // The main worker's first block is one trial, as a probe: what it costs decides whether it takes
       // more, and a trial that would take long is abandoned by the engine at once (error "Slow") rather
-      // than holding up the reader's changes; it goes to an extra worker instead.
+      // than holding up the reader's changes; it goes to an extra worker instead. Slow ones are timed
+      // again, a few, before the main worker takes more of them.
       this.probed = true;
+      this.warm = !cold;
       probe = true;
-      if (block.count > 1) this.queue.unshift({ first: block.first + 1, count: block.count - 1 });
-      block = { first: block.first, count: 1 };
+      const count = cold ? 1 : WARM_TRIALS;
+      if (block.count > count) this.queue.unshift({ first: block.first + count, count: block.count - count });
+      block = { first: block.first, count: Math.min(count, block.count) };
     }
     if (!block) {
       if (!this.finishing && this.workers.every((x) => !x.block)) this.finish();
       return;
     }
-    w.block = { ...block, progress: 0, tally: null };
+    w.block = { ...block, progress: 0, tally: null, cold: probe && cold };
     const slice = w.link === this.pool.main ? { slice: MAIN_SLICE_MS } : {};
     w.block.job = w.link.job({ ...this.base, first: block.first, trials: block.count, tally: w.tally, chunk: w.chunk,
                                partial: true, ...slice, ...(probe ? { probe } : {}) }, (p) => this.heard(w, p));
@@ -333,7 +367,7 @@ class SharedRun {
       }
       if (answer.error.type === "Slow") { // the probe: its trial goes to an extra worker, which starts now
         this.queue.unshift(block);
-        this.slow = true;
+        this.slow = this.long = true; // how slow is not known: never on the main worker beside a helper
         this.pool.startHelpers();
         for (const x of this.workers) this.next(x);
         return;
@@ -347,7 +381,7 @@ class SharedRun {
       }
       return this.end(null, answer);
     }
-    if (w.link === this.pool.main) this.timed(answer.result.elapsed / block.count);
+    if (w.link === this.pool.main) this.timed(answer.result.elapsed / block.count, started.cold || block.count < 2);
     w.tally = answer.result.tally;
     w.chunk = answer.result.chunk ?? w.chunk;
     w.done += block.count;
@@ -401,11 +435,15 @@ class SharedRun {
   }
 
   async tick() {
-    if (!this.ended && !this.finishing) this.measure();
+    if (!this.ended && !this.finishing) {
+      this.measure();
+      const main = this.workers.find((w) => w.link === this.pool.main);
+      if (main) this.next(main); // the reader has paused: the main worker takes a block again
+    }
     const counted = this.counted;
     if (this.ended || this.merging || counted === this.shown || counted === 0) return;
     const now = this.pool.now();
-    if (now - (this.pool.main.askedAt ?? -Infinity) < READER_ACTIVE_MS && now - this.mergedAt < MERGE_DEFER_MS) return;
+    if (this.pool.readerActive() && now - this.mergedAt < MERGE_DEFER_MS) return;
     this.mergedAt = now;
     this.merging = true;
     const answer = await this.merge();

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Scheduler } from "../../site/static/scheduler.js";
-import { MAIN_SLICE_MS, MERGE_DEFER_MS, Pool, READER_ACTIVE_MS, WorkerLink, poolSize } from "../../site/static/pool.js";
+import { MAIN_SLICE_MS, MERGE_DEFER_MS, Pool, QUIET_TRIAL_MS, READER_ACTIVE_MS, SLOW_TRIAL_MS, WorkerLink, poolSize } from "../../site/static/pool.js";
 import { STALL_MS } from "../../site/static/engine-client.js";
 
 // The fake engine's tally: the sum and number of trial indices, and the ranges covered.
@@ -32,9 +32,9 @@ function handle(request) {
 // `cost`: the world's time a trial takes on it (ms), 0.2 by default.
 function fakeWorker(world, name, { readyAt = 0, cost = 0.2 } = {}) {
   const worker = {
-    name, terminated: false, jobs: [],
+    name, terminated: false, jobs: [], jobTimes: [], // the blocks it was given, and the world's time of each
     postMessage(message) {
-      if (message.op === "job") worker.jobs.push(message);
+      if (message.op === "job") { worker.jobs.push(message); worker.jobTimes.push(world.t); }
       world.tasks.push({ worker, run: () => worker.scheduler.submit(message) });
     },
     terminate() { worker.terminated = true; },
@@ -233,15 +233,110 @@ test("extra workers start only once a run has gone on a while, and join it then"
   assert.equal(answer.result.workers, 2);
 });
 
-test("a run that starts with a live extra worker runs no trial on the main worker", async () => {
+// The reader's calls to the main worker, from now until `stop()` says so: each waits for the last's answer.
+function keepAsking(r, stop) {
+  const asked = [];
+  const loop = (async () => {
+    while (!stop()) {
+      asked.push(r.world.t);
+      await r.main.call({ op: "run", widget: "x", inputs: {} });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
+  return { asked, loop };
+}
+
+async function runWith(r, job, reading) {
+  let answer = null;
+  job.done.then((a) => { answer = a; });
+  let read = false;
+  reading.then(() => { read = true; });
+  for (let n = 0; n < 1e7 && !(answer && read); n++) {
+    if (!r.world.step()) for (const timer of r.world.timers) timer();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.ok(answer && read, "the run and the reader's calls ended");
+  return answer;
+}
+
+test("beside a live extra worker the main worker plays fast trials in short chunks while the reader is quiet", async () => {
   const r = rig({ size: 2 });
   r.pool.startHelpers();
   await r.world.until(r.pool.helpers[0].ready);
-  const seen = [];
-  const answer = await r.world.until(r.pool.job(request(2000), (p) => seen.push(p)).done);
-  assert.equal(answer.result.html, `<p>${sumBelow(2000)}</p>`);
-  assert.equal(r.main.worker.jobs.length, 0, "the main worker only merged");
-  assert.ok(seen.length > 0);
+  const answer = await r.world.until(r.pool.job(request(20000), () => {}).done);
+  assert.equal(answer.result.html, `<p>${sumBelow(20000)}</p>`);
+  assert.equal(answer.result.workers, 2);
+  const jobs = r.main.worker.jobs;
+  assert.ok(jobs.length > 1, "the main worker took blocks of the run");
+  assert.ok(jobs.every((j) => j.slice === MAIN_SLICE_MS), "in short chunks");
+  assert.ok(r.spawned[0].jobs.every((j) => j.slice === undefined), "the extra worker's chunks are the scheduler's own");
+});
+
+test("while the reader keeps asking, the main worker runs no trial beside a live extra worker", async () => {
+  const r = rig({ size: 2, seed: 3 });
+  r.pool.startHelpers();
+  await r.world.until(r.pool.helpers[0].ready);
+  let ended = false;
+  const reader = keepAsking(r, () => ended);
+  const job = r.pool.job(request(4000), () => {}); // the reader's first call is already made
+  job.done.then(() => { ended = true; });
+  const answer = await runWith(r, job, reader.loop);
+  assert.equal(answer.result.html, `<p>${sumBelow(4000)}</p>`);
+  assert.equal(r.main.worker.jobs.length, 0, "the main worker only answered the reader and merged");
+  assert.ok(reader.asked.length > 10, `the reader asked all along: ${reader.asked.length} calls`);
+});
+
+test("a reader's call takes the main worker's block back at once; it plays again once the reader pauses", async () => {
+  const r = rig({ size: 2, seed: 5 });
+  r.pool.startHelpers();
+  await r.world.until(r.pool.helpers[0].ready);
+  const sent = []; // ops posted to the main worker, in order
+  const post = r.main.worker.postMessage;
+  r.main.worker.postMessage = (message) => { sent.push(message.op ?? "call"); post(message); };
+  const job = r.pool.job(request(60000), () => {});
+  for (let n = 0; n < 1e5 && r.main.worker.jobs.length < 2; n++) { // past the probe: the main worker holds a block
+    r.world.step();
+    await null;
+  }
+  assert.equal(r.main.worker.jobs.length, 2, "the main worker took a block after its probe");
+  const before = r.main.worker.jobs.length;
+  const stopAt = r.world.t + 1000;
+  const reader = keepAsking(r, () => r.world.t >= stopAt);
+  assert.deepEqual(sent.slice(-2), ["run", "cancel"], "the block is handed back as the reader's call goes");
+  const answer = await runWith(r, job, reader.loop);
+  assert.equal(answer.result.html, `<p>${sumBelow(60000)}</p>`);
+  const during = r.main.worker.jobs.slice(before);
+  assert.ok(during.length > 0, "the main worker took blocks again after the reader paused");
+  const last = reader.asked.at(-1);
+  assert.ok(r.world.t > last + READER_ACTIVE_MS, `the run outlasted the reader's pause (${r.world.t}, last call ${last})`);
+});
+
+test("trials between SLOW_TRIAL_MS and QUIET_TRIAL_MS start the extra worker at once; the main worker plays them only while the reader is quiet", async () => {
+  // A trial's cost; the fake world's one clock also counts the other tasks' time in a block's elapsed time.
+  const ms = SLOW_TRIAL_MS + 1;
+  const setup = { size: 2, fixed: false, spawnAfterMs: 1e9, boot: [200], cost: { main: ms, helper1: ms } };
+  const r = rig(setup);
+  const answer = await r.world.until(r.pool.job(request(1000), () => {}).done, { idleMs: 5 }); // the boot comes
+  assert.equal(answer.result.html, `<p>${sumBelow(1000)}</p>`);
+  assert.equal(r.spawned.length, 1, "the extra worker started without waiting for SPAWN_AFTER_MS");
+  const counts = r.main.worker.jobs.map((j) => j.trials);
+  assert.deepEqual(counts.slice(0, 2), [1, 3], "the main worker timed a trial, then a few more once it was warm");
+  assert.ok(counts.length > 2 && r.spawned[0].jobs.length > 0, `then both played the run: ${counts}`);
+  assert.equal(answer.result.workers, 2);
+  // A reader who keeps asking from the start: the main worker times its first trial and plays no more.
+  const busy = rig({ ...setup, seed: 2 });
+  let ended = false;
+  const reader = keepAsking(busy, () => ended);
+  const job = busy.pool.job(request(1000), () => {});
+  job.done.then(() => { ended = true; });
+  const shared = await runWith(busy, job, reader.loop);
+  assert.equal(shared.result.html, `<p>${sumBelow(1000)}</p>`);
+  assert.deepEqual(busy.main.worker.jobs.map((j) => j.trials), [1], "the main worker's probe alone");
+  // Trials longer than QUIET_TRIAL_MS: the main worker plays none beside the extra worker, reader or not.
+  const long = rig({ size: 2, fixed: false, spawnAfterMs: 1e9, cost: { main: QUIET_TRIAL_MS + 5, helper1: QUIET_TRIAL_MS + 5 } });
+  const slow = await long.world.until(long.pool.job(request(300), () => {}).done);
+  assert.equal(slow.result.html, `<p>${sumBelow(300)}</p>`);
+  assert.deepEqual(long.main.worker.jobs.map((j) => j.trials), [1, 3], "the main worker timed its trials twice, no more");
 });
 
 test("a slow trial on the main worker starts the extra worker at once and hands the block over", async () => {
@@ -253,7 +348,8 @@ test("a slow trial on the main worker starts the extra worker at once and hands 
   const answer = await r.world.until(r.pool.job(request(60), () => {}).done);
   assert.equal(answer.result.html, `<p>${sumBelow(60)}</p>`);
   assert.equal(r.spawned.length, 1, "the extra worker started without waiting for SPAWN_AFTER_MS");
-  assert.ok(ran.length <= 3 && ran.every((n) => n === 1), `the main worker ran a trial or so: ${ran}`);
+  // Its probe, then three trials timed warm (a first trial may carry the run's set-up), and no more.
+  assert.ok(ran.reduce((a, b) => a + b, 0) <= 4, `the main worker ran a few trials: ${ran}`);
   assert.ok(r.spawned[0].jobs.length > 0);
 });
 
