@@ -143,6 +143,8 @@ def _exact(value: Number) -> int | Fraction:
         raise TypeError("a tally takes numbers, not booleans")
     if isinstance(value, int):
         return value
+    if value.__class__ is Fraction:  # a one-trial figure (a share of 0 or 1 trials in 1): no new Fraction
+        return value.numerator if value.denominator == 1 else value
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{value} cannot be tallied")
     out = Fraction(value)

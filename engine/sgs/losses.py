@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from .rules import SgsRules
@@ -86,8 +85,12 @@ def split(hits: int, room: Sequence[int], method: str = "largest remainder") -> 
     if method == "highest averages":
         given = [0] * len(room)
         for _ in range(hits):
-            best = max((i for i in range(len(room)) if given[i] < room[i]),
-                       key=lambda i: (Fraction(room[i], given[i] + 1), -i))
+            # the unit with room whose room over (hits given + 1) is largest, the first listed of equals:
+            # the ratios compared exactly, by cross-multiplying
+            best = -1
+            for i, r in enumerate(room):
+                if given[i] < r and (best < 0 or r * (given[best] + 1) > room[best] * (given[i] + 1)):
+                    best = i
             given[best] += 1
         return given
     shares = [hits * r // total for r in room]
