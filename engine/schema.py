@@ -55,14 +55,20 @@ class InputError(ValueError):
     and ``allowed`` says what would have been accepted.
     """
 
+    whole = False
+    """Set where the refusal undid the whole of a link, not only this field (:meth:`engine.widgets.Widget.from_link`)."""
+
     def __init__(self, field: str, message: str, allowed: str = "") -> None:
         self.field = field
         self.message = message
         self.allowed = allowed
         super().__init__(f"{field}: {message}" if field else message)
 
-    def to_json(self) -> dict[str, str]:
-        return {"type": "InputError", "field": self.field, "message": str(self), "allowed": self.allowed}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "InputError", "field": self.field, "message": str(self), "allowed": self.allowed}
+        if self.whole:
+            out["whole"] = True
+        return out
 
 
 MAX_NUMBER_TEXT = 40

@@ -306,7 +306,8 @@ class Widget:
 
     def from_link(self, pairs: Mapping[str, str],
                   base: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[InputError]]:
-        """Inputs from link text over ``base``; rejected parts are reported and left as in ``base``.
+        """Inputs from link text over ``base``; rejected parts are reported and left as in ``base``. If the
+        widget's ``check`` refuses the values, all of them are left as in ``base``, its error marked ``whole``.
 
         ``pairs`` holds dotted paths (``{"terrain": "forest"}``); the key
         ``""`` (the instance's own parameter, ``?sg-combat=~1.…``) may carry a
@@ -324,7 +325,8 @@ class Widget:
         if self.check is not None:
             try:
                 self.check(values)
-            except InputError as exc:
+            except InputError as exc:  # the values do not fit together: none of the link is applied
+                exc.whole = True
                 errors.append(exc)
                 values = fallback
         return values, errors

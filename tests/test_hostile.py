@@ -306,3 +306,15 @@ def test_a_card_game_units_empty_reduced_reads_as_its_combat_value(blank):
     w = widgets.get("sgs.battle")
     got = answer({"op": "run", "widget": w.id, "inputs": {"attacker": {"units": [{"combat": 2, "reduced": blank}]}}})
     assert got["inputs"]["attacker"]["units"][0]["reduced"] == "" and "notes" not in got["result"], got
+
+
+def test_a_link_the_widgets_check_refuses_is_undone_whole_and_marked_so():
+    """A link's values that do not fit together (the widget's check) leave every value as the page has it, and
+    the refusal says so (``whole``); a field refused on its own does not."""
+    w = widgets.get("small_general.combat")
+    values, rejected = w.from_link({"hex_sides": "6", "terrain": "forest"})
+    assert values == w.validate(None)
+    assert [(e.field, e.to_json().get("whole")) for e in rejected] == [("retreat_hexes", True)]
+    values, rejected = w.from_link({"hex_sides": "9", "terrain": "forest"})
+    assert values["terrain"] == "forest"
+    assert [(e.field, "whole" in e.to_json()) for e in rejected] == [("hex_sides", False)]

@@ -145,3 +145,21 @@ def test_a_seed_too_big_is_quoted_as_typed_and_old_outputs_are_marked(driver, si
                        "'::before').content", BATTLE)
     assert "Out of date" in note
     assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
+def test_a_link_whose_values_do_not_fit_together_is_said_to_be_undone_whole(driver, site_url):
+    """Six sides attacked leave no free hex, so the link's hex sides cannot stand with the page's three free
+    hexes: the widget's check refuses the pair, and none of the link is applied. The notice says that, not
+    "part of the link", and names the refusal; the result is the page's example."""
+    w = widgets.get("small_general.combat")
+    values, rejected = w.from_link({"hex_sides": "6"}, None)
+    assert [e.to_json().get("whole") for e in rejected] == [True]
+    open_live(driver, site_url + "small-general/combat-table.html?sg-combat.hex_sides=6&sg-combat.terrain=forest#sg-combat")
+    notices = driver.call(NOTICES)
+    assert notices.startswith("The link was not applied: its values do not fit together."), notices
+    assert "attacks over all 6 hex sides leave the defender no free friendly hex" in notices, notices
+    assert "Part of the link" not in notices, notices
+    shows(driver, "#sg-combat .widget-result", w.render(w.run(base_inputs(driver, "sg-combat"))), "the page's example")
+    assert base_inputs(driver, "sg-combat")["terrain"] == w.validate(None)["terrain"]
+    assert driver.errors() == []

@@ -334,7 +334,9 @@ export class LiveWidget {
         p.textContent = capitalised(whole.message.replace(/^state: /, "")) + ".";
         this.messages.append(p);
       } else {
-        p.textContent = "Part of the link was not applied; the rest was. Not applied:";
+        p.textContent = rejected.some((r) => r.whole) // values that do not fit together: the link undone whole
+          ? "The link was not applied: its values do not fit together. The page's example is shown instead."
+          : "Part of the link was not applied; the rest was. Not applied:";
         const ul = document.createElement("ul");
         for (const r of rejected) {
           const li = document.createElement("li");
