@@ -117,7 +117,7 @@ def test_after_one_visit_every_system_works_offline(tab, offline_site):
              timeout=BOOT_S)
     assert tab.call("() => window.rulesExplorer.engine.state") == "live"
 
-    # Monte Carlo on two extra workers (the page's own only merges once they are live): both boot offline
+    # Monte Carlo on two extra workers (and the page's own, while the reader is quiet): both boot offline
     # from the same cache.
     tab.go(site + SIM_PAGE)
     tab.call("() => { const p = window.rulesExplorer.pool; p.size = 3; p.fixed = true; p.spawnAfterMs = 0; }")
@@ -126,7 +126,7 @@ def test_after_one_visit_every_system_works_offline(tab, offline_site):
     tab.call(SET_TRIALS, SIM, "1200")
     tab.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=120)
     shows(tab, f"{SIM} .sim-result", expected(tab, 1, 1200), "the estimate merged from two workers, offline")
-    assert tab.call("(s) => document.querySelector(s).dataset.workers", SIM) == "2"
+    assert tab.call("(s) => document.querySelector(s).dataset.workers", SIM) in ("2", "3")  # shared
     assert tab.errors() == []
 
 

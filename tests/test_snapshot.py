@@ -474,8 +474,8 @@ def test_an_extra_worker_leaves_the_standard_library_alone(guarded_page, site_ur
     page.wait_for_function("() => window.rulesExplorer.pool.helpers?.every((h) => h.state === 'live')", timeout=60_000)
     page.evaluate(run, [sim, "600"])
     page.wait_for_function("(s) => document.querySelector(s).dataset.state === 'done'", arg=sim, timeout=120_000)
-    # the two extra workers ran the blocks (the page's own merges once they are live, test_simulation.py)
-    assert page.evaluate("(s) => document.querySelector(s).dataset.workers", sim) == "2"
+    # the extra workers ran blocks (and the page's own too, while the reader is quiet: pool.js)
+    assert page.evaluate("(s) => document.querySelector(s).dataset.workers", sim) in ("2", "3")
     assert requested.count(stdlib) == 1, requested
 
 

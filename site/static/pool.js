@@ -347,7 +347,7 @@ class SharedRun {
       if (!this.finishing && this.workers.every((x) => !x.block)) this.finish();
       return;
     }
-    w.block = { ...block, progress: 0, tally: null, cold: probe && cold };
+    w.block = { ...block, progress: 0, tally: null, timing: probe, cold: probe && cold };
     const slice = w.link === this.pool.main ? { slice: MAIN_SLICE_MS } : {};
     w.block.job = w.link.job({ ...this.base, first: block.first, trials: block.count, tally: w.tally, chunk: w.chunk,
                                partial: true, ...slice, ...(probe ? { probe } : {}) }, (p) => this.heard(w, p));
@@ -376,6 +376,10 @@ class SharedRun {
         const kept = started.tally ? started.progress : 0;
         if (kept) { w.tally = started.tally; w.done += kept; w.finished.push({ first: block.first, count: kept }); }
         if (kept < block.count) this.queue.unshift({ first: block.first + kept, count: block.count - kept });
+        if (started.timing && kept < block.count) { // a timing cut short times again: its trials' cost is not known
+          if (started.cold) this.probed = false;
+          else this.warm = false;
+        }
         for (const x of this.workers) this.next(x);
         return;
       }

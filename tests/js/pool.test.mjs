@@ -339,6 +339,27 @@ test("trials between SLOW_TRIAL_MS and QUIET_TRIAL_MS start the extra worker at 
   assert.deepEqual(long.main.worker.jobs.map((j) => j.trials), [1, 3], "the main worker timed its trials twice, no more");
 });
 
+test("slow trials' warm timing that the reader's call cuts short is timed again, not taken as a block of unknown cost", async () => {
+  const ms = SLOW_TRIAL_MS + 1;
+  // The fake world's order of tasks is seeded: with this seed the reader's call lands while the timing runs.
+  for (const seed of [1]) {
+    const r = rig({ size: 2, seed, cost: { main: ms, helper1: ms } });
+    r.pool.startHelpers();
+    await r.world.until(r.pool.helpers[0].ready);
+    const job = r.pool.job(request(3000), () => {});
+    for (let n = 0; n < 1e5 && r.main.worker.jobs.length < 2; n++) { r.world.step(); await null; }
+    assert.deepEqual(r.main.worker.jobs.map((j) => j.trials), [1, 3], "the probe, then the warm timing");
+    let stop = false;
+    const reader = keepAsking(r, () => stop); // at once: the timing is handed back before it is done
+    for (let n = 0; n < 20; n++) { r.world.step(); await null; }
+    stop = true;
+    const answer = await runWith(r, job, reader.loop);
+    assert.equal(answer.result.html, `<p>${sumBelow(3000)}</p>`);
+    const jobs = r.main.worker.jobs.map((j) => [j.trials, j.probe ?? false]);
+    assert.deepEqual(jobs[2], [3, true], `once the reader paused, the trials were timed again (seed ${seed}): ${JSON.stringify(jobs)}`);
+  }
+});
+
 test("a slow trial on the main worker starts the extra worker at once and hands the block over", async () => {
   const r = rig({ size: 2, fixed: false, spawnAfterMs: 1e9, cost: { main: 40, helper1: 40 } });
   const ran = [];
