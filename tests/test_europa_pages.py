@@ -185,3 +185,27 @@ def test_growing_the_armour_prose_matches_its_chart() -> None:
         ratio = Fraction(r["aeca"]) / atec
         expected = 2 if ratio >= 3 else 1 if ratio >= 2 else 0
         assert Fraction(r["modifier"]["mean"]) == expected, size
+
+
+def test_heavy_example_correction_is_in_an_assumed_box() -> None:
+    """The source's heavy-armour example counts three qualifying attackers (two divisions and one brigade) against
+    two heavy ATEC and calls it twice as many; its rule counts every qualifying unit, which makes four. The page
+    follows the rule and must say so in an assumed box: what the example prints, what the rule gives, which wins."""
+    text = (PAGES_DIR / "05-heavy-armour.md").read_text(encoding="utf-8")
+    box = re.search(r'^!!! assumed "The example\'s three heavy tank units"\n((?:    .*\n)+)', text, re.M)
+    assert box, "no assumed box for the example's count"
+    body = " ".join(box.group(1).split())
+    for words in ("two heavy tank brigades", "three qualifying attackers against two heavy ATEC",
+                  "gives four against two", "We follow the rule and count four", "No setting offers three"):
+        assert words in body, words
+    # the correction lives in the box, not in the section's prose
+    section = text.split("## The rule's example", 1)[1].split("\n## ", 1)[0]
+    prose = " ".join(line for line in section.splitlines() if not line.startswith(("!!!", "    ")))
+    assert "three" not in prose.lower()
+    # the force holds two heavy tank brigades, and the widget counts the four units the box says
+    ex = all_examples()["Rule example: Soviet heavy tanks attack a woods hex"][1]
+    heavy = [u for u in ex["attacker"]["units"] if u.get("heavy") == "heavy_armour"]
+    assert sorted(u["formation"] for u in heavy) == ["brigade", "brigade", "division", "division"]
+    result = widgets.get("europa.aec").run(ex)
+    assert result["heavy"]["attack"]["heavy_armour"] == 4
+    assert result["heavy"]["attack"]["opposing_heavy_atec"] == 2

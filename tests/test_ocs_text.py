@@ -96,3 +96,25 @@ def test_favour_classes_are_marked_as_ours_and_match_the_engine() -> None:
     assert {t: Cell.parse(t).side for t in expected} == expected
     assert "`AL1o1 Do1` favours the defender" in body and "`AL1 DL1o1` favours the attacker" in body
     assert "`AL1 Do1` and `Ao1 Do1` are even" in body
+
+
+def test_out_of_supply_attack_is_the_charts_rule_not_an_assumption() -> None:
+    """The supply chart lets a unit out of supply attack, at half, only when combat supply is found. That is
+    the chart's rule and the widget halves as printed; finding the supply is the map's business (no attack's
+    supply is tracked), so the prose must state the rule plainly and claim no assumption of its own."""
+    text = (PAGES / "01-combat-table-and-odds.md").read_text(encoding="utf-8")
+    section = text.split("## Units out of supply", 1)[1].split("\n## ", 1)[0]
+    prose = " ".join(line for line in section.splitlines() if not line.startswith(("!!!", "    ")))
+    prose = " ".join(prose.split())
+    assert "assum" not in prose.lower()
+    assert "lets such a unit attack at all only when combat supply is found" in prose
+    assert "Both halves are the chart's rule" in prose
+    assert "left out of the list" in prose
+    # no assumed box in the section speaks of combat supply
+    boxes = re.findall(r'^!!! assumed "[^"]*"\n((?:    .*\n)+)', section, re.M)
+    assert boxes and not any("combat supply" in " ".join(b.split()) for b in boxes)
+    # and the widget halves an out-of-supply attacker as the chart prints
+    result = widgets.get("ocs.combat").run({"attack_units": [{"strength": 6, "supply": "supplied"},
+                                                             {"strength": 5, "supply": "out_of_supply"}],
+                                            "defense": 3})
+    assert F(result["attack"]["total"]) == 6 + F(5, 2)
