@@ -23,6 +23,14 @@ VALUES = """(ids) => ids.map(id => { const c = document.getElementById(id);
 SIM_DONE = "(s, n) => { const e = document.querySelector(s); return e.dataset.state === 'done' && Number(e.querySelector('progress').value) === n; }"
 
 
+# Where a Monte Carlo run stands: the panel's state and progress, and the pool's runs and workers (pool.js).
+RUN_STATE = """(s) => { const e = document.querySelector(s); const p = window.rulesExplorer?.pool;
+    return {state: e.dataset.state, progress: e.querySelector('.sim-progress-text')?.textContent,
+            helpers: (p?.helpers ?? []).map((h) => h.state), quietFor: p ? Math.round(p.now() - p.main.askedAt) : null,
+            runs: [...(p?.active ?? [])].map((r) => ({slow: r.slow, long: r.long, queue: r.queue?.length,
+              workers: r.workers.map((w) => [w.link === p.main ? 'main' : w.link.state, w.done, w.block?.count ?? 0])}))}; }"""
+
+
 @dataclass(frozen=True)
 class BattlePage:
     page: str
@@ -67,6 +75,9 @@ class BattlePage:
         w = self.widget
         shows(driver, f"#{self.instance} .widget-result", w.render(w.run(values)), f"{what}: the result")
         shows(driver, self.roll, w.render_sample(w.roll(values, seed)), f"{what}: the seeded battle")
-        driver.wait(SIM_DONE, self.sim, self.trials, timeout=60)
+        try:
+            driver.wait(SIM_DONE, self.sim, self.trials, timeout=60)
+        except TimeoutError as e:  # say where the run stood: the panel, and each worker of the pool's runs
+            raise TimeoutError(f"{e}; the run: {driver.call(RUN_STATE, self.sim)}") from None
         shows(driver, f"{self.sim} .sim-result", estimate_html(w.id, values, seed, self.trials),
               f"{what}: the estimate")
