@@ -30,7 +30,7 @@
 // the extra worker crosses a checkpoint only with the whole stage merged.
 
 import { collect } from "./forms.js";
-import { SLOW_TRIAL_MS } from "./pool.js";
+import { READER_ACTIVE_MS, SLOW_TRIAL_MS } from "./pool.js";
 import { MAX_TRIALS, trialCount } from "./simulation.js";
 
 // A battle call aims at this long at first, so Stop and the page's other requests never wait for more.
@@ -44,7 +44,7 @@ const FIRST_COUNT = 4; // trials per point in a battle's first call, before its 
 const SHARED = { sweep: "tallies", compare: "tally", luck: "tally", sensitivity: "tally" };
 // The page engine's share of a run steps aside while anything else asks that engine (a recompute, the form's
 // own run): it sends no call until it has heard of no other request for this long (ms), looking this often.
-const QUIET_MS = 300;
+const QUIET_MS = READER_ACTIVE_MS; // as long as a Monte Carlo run's share on that engine waits (pool.js)
 const QUIET_POLL_MS = 50;
 // The page engine's calls in a shared run aim at this long: longer than a Monte Carlo run's slices on it
 // (pool.js MAIN_SLICE_MS), since it only runs after QUIET_MS with no other request, so a reader's next one
