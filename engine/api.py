@@ -340,7 +340,9 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
     if op == "observable":  # what a reader can say happened, as the luck form offers it
         return {"choices": luck.choices(w, w.validate(message.get("inputs")))}
     if op == "varies":
-        return {"varies": scenarios.varies(w, w.validate(message.get("inputs"))),
+        focus = message.get("input")  # the input the reader has chosen: its suggested range is narrowed
+        focus = focus if isinstance(focus, str) and len(focus) <= 200 else None
+        return {"varies": scenarios.varies(w, w.validate(message.get("inputs")), focus),
                 "figures": [f.describe() for f in w.figures]}
     base = w.base_values(message.get("base"))
     if op == "scenario_link":

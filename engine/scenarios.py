@@ -104,12 +104,18 @@ def _field_at(group: Group, path: str, values: Any) -> Field:
     return current
 
 
-def varies(w: widgets.Widget, values: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def varies(w: widgets.Widget, values: Mapping[str, Any] | None = None, focus: str | None = None) -> list[dict[str, Any]]:
     """Every input of ``w`` that a sweep or a target may vary: numbers, choices and yes/no fields, in groups and
-    in each row of a list (``attackers.1.count``), with what each allows.
+    in each row of a list (``attackers.1.count``), with what each allows, and a whole number's suggested sweep
+    (``range``). The suggestion for ``focus`` (the input the reader has chosen; by default the first listed) is
+    narrowed to the values the widget takes with the rest of ``values`` (:func:`_whole_range`); the others'
+    are not, which would cost a large form hundreds of checks on every call.
 
     >>> [v["input"] for v in varies(widgets.get("small_general.combat"))][:3]
     ['terrain', 'hex_sides', 'attacker.movement']
+    >>> w = widgets.get("small_general.combat")
+    >>> [v["range"] for v in varies(w, w.validate({"retreat_hexes": 3}), "hex_sides") if v["input"] == "hex_sides"]
+    [{'from': 1, 'to': 3}]
     """
     values = w.validate(None) if values is None else values
     out: list[dict[str, Any]] = []
@@ -130,11 +136,64 @@ def varies(w: widgets.Widget, values: Mapping[str, Any] | None = None) -> list[d
                     d["values"] = list(f.choices)
                 if isinstance(f, Integer):
                     d["minimum"], d["maximum"] = f.minimum, f.maximum
+                    narrow = path == focus or (focus is None and not out)
+                    d["range"] = _whole_range(w if narrow else None, values, path, f, group.stands_for(vals)[f.name])
                 elif isinstance(f, Number):
                     d["minimum"] = None if f.minimum is None else jsonable(Fraction(f.minimum))
                     d["maximum"] = None if f.maximum is None else jsonable(Fraction(f.maximum))
                 out.append(d)
     walk(w.inputs, values, "", "")
+    return out
+
+
+SWEEP_REACH: Final = 5
+"""A whole number's suggested sweep: its value and the SWEEP_REACH values either side, within its bounds."""
+
+
+def _whole_range(w: widgets.Widget | None, values: Mapping[str, Any], path: str, f: Integer, centre: Any) -> dict[str, int]:
+    """The suggested sweep of whole-number input ``f`` at ``path``: ``centre`` (what its value stands for) and
+    :data:`SWEEP_REACH` either side, within the field's bounds; given widget ``w``, narrowed to the values its
+    ``check`` takes with the rest of ``values`` as they are, so a suggested sweep shows no refused point.
+
+    The narrowing probes the two ends first (a check refuses a range of values, in practice): both taken, the
+    range stands; otherwise it grows from the centre one value at a time.
+
+    >>> w = widgets.get("small_general.combat")
+    >>> _whole_range(w, w.validate({"retreat_hexes": 3}), "hex_sides", w.inputs.field("hex_sides"), 1)
+    {'from': 1, 'to': 3}
+    """
+    centre = centre if isinstance(centre, int) and not isinstance(centre, bool) else f.default
+    centre = max(centre, f.minimum) if f.minimum is not None else centre
+    centre = min(centre, f.maximum) if f.maximum is not None else centre
+    lo = centre - SWEEP_REACH if f.minimum is None else max(f.minimum, centre - SWEEP_REACH)
+    hi = centre + SWEEP_REACH if f.maximum is None else min(f.maximum, centre + SWEEP_REACH)
+    if w is not None and w.check is not None:
+        check = w.check
+
+        def fits(x: int) -> bool:
+            try:
+                check(_replaced(values, path.split("."), x))
+            except InputError:
+                return False
+            return True
+
+        if not (fits(lo) and fits(hi)) and fits(centre):
+            a = b = centre
+            while a > lo and fits(a - 1):
+                a -= 1
+            while b < hi and fits(b + 1):
+                b += 1
+            lo, hi = a, b
+    return {"from": lo, "to": hi}
+
+
+def _replaced(values: Any, parts: Sequence[str], value: Any) -> Any:
+    """``values`` with the value at the path ``parts`` replaced, copying only the objects along the path."""
+    if not parts:
+        return value
+    key: Any = int(parts[0]) if isinstance(values, list) else parts[0]
+    out = list(values) if isinstance(values, list) else dict(values)
+    out[key] = _replaced(values[key], parts[1:], value)
     return out
 
 

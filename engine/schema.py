@@ -387,6 +387,11 @@ class Group(Field):
     def default_value(self) -> dict[str, Any]:
         return {f.name: f.default_value if isinstance(f, (Group, ListOf)) else f.default for f in self.fields}
 
+    def stands_for(self, values: Mapping[str, Any]) -> Mapping[str, Any]:
+        """What each of ``values`` stands for, where a field's value means another's (a row's empty reduced
+        value is its combat value): a suggested sweep centres there. Here, the values themselves."""
+        return values
+
     def field(self, name: str) -> Field:
         for f in self.fields:
             if f.name == name:

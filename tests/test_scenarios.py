@@ -512,6 +512,70 @@ def test_every_scenario_op_is_a_known_op_and_answers_every_widget():
         assert answer["points"][0]["value"] == v["value"]
 
 
+# A sweep's suggested range ---------------------------------------------------------------------------------------------
+
+CHECKED = [w for w in widgets.all_widgets() if w.check is not None]
+
+
+@pytest.mark.parametrize("w", CHECKED, ids=lambda w: w.id)
+def test_a_suggested_range_sweeps_no_point_the_widget_refuses(w):
+    """Each whole-number input's suggested range, narrowed as the input chosen (``focus``), around random states:
+    every point of it is taken with the rest of the form, and so would one past either end be only if the
+    window or the field's bounds end there (the range is as wide as the form allows)."""
+    rng = random.Random(f"range:{w.id}")
+
+    def random_state():  # the defaults, then each input drawn at random in turn where the form takes it
+        state = w.validate({})
+        for v in rng.sample(_numeric_varies(w, state), min(40, len(_numeric_varies(w, state)))):
+            try:
+                state = scenarios._with(w, state, v["input"], _some_values(v, rng, 1)[0])
+            except InputError:
+                pass
+        return state
+
+    for state in [w.validate({})] + [random_state() for _ in range(3)]:
+        paths = [v["input"] for v in scenarios.varies(w, state) if v["type"] == "integer"]
+        for path in rng.sample(paths, min(12, len(paths))):
+            (v,) = [v for v in scenarios.varies(w, state, path) if v["input"] == path]
+            lo, hi = v["range"]["from"], v["range"]["to"]
+            assert lo <= v["value"] <= hi or v["value"] == "", (path, v)
+            for x in range(lo, hi + 1):
+                scenarios._with(w, state, path, x)  # raises if refused
+            for x, edge in ((lo - 1, v["minimum"]), (hi + 1, v["maximum"])):
+                within = (edge is None or (x >= edge if x < lo else x <= edge)) and abs(x - v["value"]) <= 5
+                if within:
+                    with pytest.raises(InputError):
+                        scenarios._with(w, state, path, x)
+
+
+def test_small_generals_hex_sides_suggest_only_what_the_free_hexes_leave_room_for():
+    """Three free hexes leave room for three sides attacked; none for four to six (the form's example once
+    suggested 1 to 6, half of them refused points). Only the chosen input is narrowed: others cost nothing."""
+    w = widgets.get("small_general.combat")
+    for free in range(6):
+        state = w.validate({"retreat_hexes": free, "hex_sides": 1})
+        (v,) = [v for v in scenarios.varies(w, state, "hex_sides") if v["input"] == "hex_sides"]
+        assert v["range"] == {"from": 1, "to": 6 - free}, (free, v)
+    state = w.validate({"retreat_hexes": 3, "hex_sides": 1})
+    assert [v["range"] for v in scenarios.varies(w, state, "terrain") if v["input"] == "hex_sides"] == [
+        {"from": 1, "to": 6}]
+    answer = ask({"op": "varies", "widget": w.id, "inputs": {"retreat_hexes": 3}, "input": "hex_sides"})
+    assert [v["range"] for v in answer["varies"] if v["input"] == "hex_sides"] == [{"from": 1, "to": 3}]
+    for hostile in (["hex_sides"], "x" * 5000, {"$": 1}):
+        assert "error" not in ask({"op": "varies", "widget": w.id, "inputs": {}, "input": hostile})
+
+
+def test_an_empty_reduced_value_suggests_a_range_around_the_combat_value_it_stands_for():
+    """A card game row's empty Reduced means its combat value: the range centres there, not on 0."""
+    w = widgets.get("sgs.battle")
+    raw = jsonable(w.validate({}))
+    raw["attacker"]["units"][0].update(combat=7, reduced="")
+    state = w.validate(raw)
+    (v,) = [v for v in scenarios.varies(w, state, "attacker.units.0.reduced")
+            if v["input"] == "attacker.units.0.reduced"]
+    assert v["value"] == "" and v["range"] == {"from": 2, "to": 12}, v
+
+
 # Link state -----------------------------------------------------------------------------------------------------------
 
 def test_scenario_link_round_trip_and_damaged_parts():

@@ -170,6 +170,45 @@ def test_a_refused_range_clears_the_earlier_chart_and_keeps_the_pinned_a_in_the_
     assert driver.errors() == []
 
 
+RANGE = "(p) => ['from', 'to', 'step'].map((f) => document.querySelector(p + 'input.vary-' + f).value)"
+
+
+@browsers("chromium")
+def test_a_suggested_range_holds_only_values_the_form_takes_and_follows_it_until_the_reader_sets_one(driver,
+                                                                                                   site_url):
+    """Sweeping Small General's hex sides from the page's example suggested 1 to 6, and 4-6 were refused points
+    (three free hexes leave room for three sides). The engine suggests the range (CPython's here), narrowed to
+    what fits the rest of the form; it follows the form while untouched and is kept once the reader sets it."""
+    open_live(driver, site_url + SG_PAGE)
+    w = widgets.get("small_general.combat")
+
+    def suggested(free: int) -> list[str]:
+        base = w.validate({**base_inputs(driver, SG), "retreat_hexes": free})
+        (entry,) = [v for v in scenarios.varies(w, base, "hex_sides") if v["input"] == "hex_sides"]
+        return [str(entry["range"]["from"]), str(entry["range"]["to"]), "1"]
+
+    driver.call(SET, f"#{SG}--retreat_hexes", "3")
+    driver.call(OPEN, f"#{SG}")
+    vary(driver, SG, "hex_sides")
+    driver.wait("([p, want]) => JSON.stringify((" + RANGE + ")(p)) === JSON.stringify(want)",
+                [panel(SG, ""), suggested(3)], timeout=30)
+    assert suggested(3)[1] == "3", suggested(3)
+    driver.call(SET, f"#{SG}--retreat_hexes", "1")  # the untouched range follows the form
+    driver.wait("([p, want]) => JSON.stringify((" + RANGE + ")(p)) === JSON.stringify(want)",
+                [panel(SG, ""), suggested(1)], timeout=30)
+    driver.call(CLICK, panel(SG, "[data-action=sweep]"))
+    wait_done(driver, SG, timeout=30)
+    assert driver.call("(s) => document.querySelector(s).textContent.includes('Refused')",
+                       panel(SG, ".scenario-result")) is False
+    driver.call(SET, panel(SG, "input.vary-to"), "4")  # the reader's own range stays as set
+    driver.call(SET, f"#{SG}--retreat_hexes", "2")
+    driver.wait("(s) => document.querySelector(s).dataset.outdated === 'stale'", panel(SG, ".scenario-result"),
+                timeout=30)
+    time.sleep(0.5)
+    assert driver.call(RANGE, panel(SG, "")) == [suggested(1)[0], "4", "1"]
+    assert driver.errors() == []
+
+
 @browsers("chromium", "firefox")
 def test_enter_in_a_panel_field_runs_that_parts_button(driver, site_url):
     """Enter in the range's last field sweeps, in the threshold finds, as a form's submit would; it did nothing."""

@@ -417,6 +417,14 @@ class UnitRow(Group):
             raise InputError(where, f"{exc.message}, or leave it empty for the combat value at any strength",
                              f"{exc.allowed}, or empty") from None
 
+    def stands_for(self, values: Mapping[str, Any]) -> Mapping[str, Any]:
+        """An empty Reduced stands for the row's combat value.
+
+        >>> UnitRow("unit", "", fields=UNIT_FIELDS).stands_for({"combat": 4, "reduced": SAME_AS_COMBAT})["reduced"]
+        4
+        """
+        return {**values, "reduced": values["combat"]} if values.get("reduced") == SAME_AS_COMBAT else values
+
     def validate(self, value: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """A row completed and checked; with nothing given, the editor's new row (Reduced empty)."""
         return self.coerce({"reduced": SAME_AS_COMBAT} if value is None else value, "")

@@ -128,7 +128,7 @@ export class ScenarioPanel {
     this.runs = { compare: null, result: null }; // runs going on, each {stopped}
     this.state = ""; // the scenario's compact link text (engine: scenario_link)
     this.root.addEventListener("toggle", () => { if (this.root.open && !this.varies) this.loadVaries(); });
-    this.inputSelect.addEventListener("change", () => this.chooseInput());
+    this.inputSelect.addEventListener("change", () => { this.chooseInput(); this.loadVaries(); });
     this.luckSelect.addEventListener("change", () => this.showLuckNumber());
     // Enter in a field runs its part's button (Sweep, Find, How rare), as a form's submit would.
     this.root.addEventListener("keydown", (event) => {
@@ -177,19 +177,27 @@ export class ScenarioPanel {
   // -- the inputs that can vary --
 
   // `wanted`: the input to select (a link's); otherwise the one selected when the answer comes, whose
-  // range the reader may have set meanwhile, is kept as it is.
+  // range the reader may have set meanwhile is kept as it is. A range still as suggested follows the
+  // engine's suggestion, which the answer narrows for the selected input (`input`) to what fits the form.
   async loadVaries(wanted = null) {
-    const answer = await this.w.engine.call({ op: "varies", widget: this.w.widget, inputs: collect(this.w.form) });
+    const asked = wanted ?? (this.inputSelect.value || null);
+    const answer = await this.w.engine.call({ op: "varies", widget: this.w.widget, inputs: collect(this.w.form),
+                                              ...(asked ? { input: asked } : {}) });
     if (answer.error) return;
     this.varies = answer.result;
     const keep = wanted ?? this.inputSelect.value;
+    const untouched = this.suggested === this.rangeText();
     this.inputSelect.replaceChildren(...this.varies.varies.map((v) => option(v.input, v.label, v.input === keep)));
     if (!this.figureSelect.options.length) {
       this.figureSelect.replaceChildren(...this.varies.figures.map((f) => option(f.name, f.label, false)));
     }
-    if (keep !== this.inputSelect.value) this.chooseInput();
+    if (keep !== this.inputSelect.value || (untouched && wanted === null && asked === keep)) this.chooseInput();
     else this.showRange();
     this.loadChoices();
+  }
+
+  rangeText() {
+    return `${this.from.value}|${this.to.value}|${this.step.value}`;
   }
 
   // What a reader can say happened: a calculator's outcomes, a battle's endings and the numbers it counts.
@@ -231,10 +239,15 @@ export class ScenarioPanel {
     return this.varies?.varies.find((v) => v.input === this.inputSelect.value) ?? null;
   }
 
-  // A new input to vary: a range around its value (a choice or yes/no: all its values).
+  // A new input to vary: a range around its value (a choice or yes/no: all its values). A whole number's is
+  // the engine's (`range`: around what its value stands for, only values the widget takes with the rest).
   chooseInput() {
     const v = this.entry();
-    if (v && (v.type === "integer" || v.type === "number")) {
+    if (v?.range) {
+      this.from.value = String(v.range.from);
+      this.to.value = String(v.range.to);
+      this.step.value = "1";
+    } else if (v && (v.type === "integer" || v.type === "number")) {
       // The engine gives a number's value and bounds as text, a fraction as such ("1/10"), which Number() reads
       // as NaN: the range once read "0 to NaN".
       const num = (x) => {
@@ -245,13 +258,13 @@ export class ScenarioPanel {
       const value = num(v.value);
       const low = v.minimum !== undefined && v.minimum !== null ? num(v.minimum) : (value >= 0 ? 0 : value - 10);
       const high = v.maximum !== undefined && v.maximum !== null ? num(v.maximum) : value + 10;
-      const span = v.type === "integer" ? 5 : Math.max(1, Math.abs(value));
-      const from = Math.max(low, v.type === "integer" ? value - span : 0);
-      const to = Math.min(high, value + span);
+      const from = Math.max(low, 0);
+      const to = Math.min(high, value + Math.max(1, Math.abs(value)));
       this.from.value = text(from);
       this.to.value = text(to);
-      this.step.value = v.type === "integer" ? "1" : text(roundStep((to - from) / 10) || 1);
+      this.step.value = text(roundStep((to - from) / 10) || 1);
     }
+    this.suggested = this.rangeText();
     this.showRange();
   }
 
