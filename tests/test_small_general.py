@@ -652,7 +652,7 @@ def test_bad_inputs_name_the_field(widget: Any, inputs: dict[str, Any], field: s
     assert info.value.field == field
 
 
-@pytest.mark.parametrize("sides,free", [(6, 1), (6, 5), (4, 3), (2, 5)])
+@pytest.mark.parametrize("sides,free", [(6, 1), (6, 5), (5, 2), (4, 3), (2, 5)])
 @pytest.mark.parametrize("widget", [COMBAT, DEFENDER_CHOICE], ids=["combat", "defender_choice"])
 def test_free_hexes_beyond_the_sides_attacked_are_refused(widget: Any, sides: int, free: int) -> None:
     """Each side attacked over borders an enemy unit's hex: attacked from all six sides, nowhere is free."""
@@ -664,7 +664,7 @@ def test_free_hexes_beyond_the_sides_attacked_are_refused(widget: Any, sides: in
     assert str(info.value) == ("retreat_hexes: attacks over all 6 hex sides leave the defender no free friendly hex; "
                                "enter 0" if sides == 6 else
                                f"retreat_hexes: attacks over {sides} hex sides leave the defender at most {most} "
-                               f"free friendly hexes; enter 0 to {most}")
+                               f"free friendly {'hex' if most == 1 else 'hexes'}; enter 0 to {most}")
     widget.run({"hex_sides": sides, "retreat_hexes": most})
     values, rejected = widget.from_link({"hex_sides": str(sides), "retreat_hexes": str(free)})
     assert [e.field for e in rejected] == ["retreat_hexes"] and values == widget.validate(None)

@@ -131,7 +131,7 @@ def combat_check(values: Mapping[str, Any]) -> None:
         raise InputError("retreat_hexes", f"attacks over all {sides} hex sides leave the defender no free "
                          "friendly hex; enter 0", "0")
     raise InputError("retreat_hexes", f"attacks over {sides} hex sides leave the defender at most {most} free "
-                     f"friendly hexes; enter 0 to {most}", f"0 to {most}")
+                     f"friendly {'hex' if most == 1 else 'hexes'}; enter 0 to {most}", f"0 to {most}")
 
 
 def attacker_group() -> Group:
