@@ -36,11 +36,15 @@ const ORDINAL = ["first", "second", "third"];
 // Every message a worker sends the page is read here (`receive`); the page's
 // own engine (Engine, below) adds the boot's messages and its watchdog, and
 // the pool's extra workers (pool.js) are plain links.
+// A call to the page's engine within this long (ms) means the reader is changing things: the page's own
+// runs on that engine (a Monte Carlo run's share, pool.js; a scenario's, scenario.js) step aside meanwhile.
+export const READER_ACTIVE_MS = 300;
+
 export class WorkerLink {
   constructor(worker = null, { now = () => performance.now() } = {}) {
     this.nextId = 1;
     this.now = now;
-    this.askedAt = -Infinity; // when the last call (but a background one) was made: the reader is active
+    this.askedAt = -Infinity; // when the reader's last call was made (not background, not a share): see readerActive
     this.onAsk = null; // told of each such call as it is made (pool.js: a run's trials step off this worker)
     this.pending = new Map(); // request or job id -> its answer's listener
     this.progress = new Map(); // job id -> progress listener
@@ -132,16 +136,23 @@ export class WorkerLink {
     this.progress.clear();
   }
 
+  // Whether the reader has asked this worker something within READER_ACTIVE_MS.
+  readerActive() {
+    return this.now() - this.askedAt < READER_ACTIVE_MS;
+  }
+
   // `background`: work of the page's own (a shared run's merge, pool.js), which the worker answers only
   // when no other request waits (scheduler.js) and which waits for the calls in flight (`settled`).
-  call(request, { background = false } = {}) {
+  // `share`: a call of a run of the page's own that waits for the reader's pause (scenario.js), answered in
+  // turn like the reader's but not one: it leaves the reader quiet, and `settled` does not wait for it.
+  call(request, { background = false, share = false } = {}) {
     const id = this.nextId++;
     if (this.lost) return Promise.resolve({ id, error: lostError() });
     const answer = new Promise((resolve) => {
       this.pending.set(id, resolve);
       this.worker.postMessage({ id, ...request, ...(background ? { background: true } : {}) });
     });
-    if (!background) {
+    if (!background && !share) {
       this.askedAt = this.now();
       this.onAsk?.();
       this.asked.add(answer);
@@ -150,7 +161,7 @@ export class WorkerLink {
     return answer;
   }
 
-  // Resolves once every call (but background ones) in flight now has been answered, and the caller has
+  // Resolves once every call (but background ones and shares) in flight now has been answered, and the caller has
   // had its answer: the page's own work goes after the reader's, never ahead. Only the calls in flight
   // now are waited for, so a reader who keeps changing things holds it up by one answer at most.
   settled() {

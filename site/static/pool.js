@@ -15,8 +15,8 @@
 // an extra worker is live, only while the reader is quiet: a call of the
 // reader's (a recompute) hands its block back at once, minus what it has
 // done, and it takes another only once the reader has asked nothing for
-// READER_ACTIVE_MS, as a scenario's share of a run does (scenario.js
-// QUIET_MS). So a reader who changes things has it to themselves, and one who
+// READER_ACTIVE_MS, as a scenario's share of a run does (WorkerLink's
+// readerActive, for both). So a reader who changes things has it to themselves, and one who
 // watches a run has every core on it (on a 2-core machine, about twice as
 // fast). Trials measured slower than SLOW_TRIAL_MS start the extra workers at
 // once and, while one may still come, run there only while the reader is
@@ -43,7 +43,7 @@
 // Nothing here knows Pyodide or the DOM: `main` is the page's engine client
 // (job, call), `spawn()` starts a worker, and the tests drive both as fakes.
 
-import { BOOT_TIMEOUT_MS, RESTARTS, WATCH_EVERY_MS, WorkerLink } from "./engine-client.js";
+import { BOOT_TIMEOUT_MS, READER_ACTIVE_MS, RESTARTS, WATCH_EVERY_MS, WorkerLink } from "./engine-client.js";
 
 export { WorkerLink };
 
@@ -70,11 +70,11 @@ export const MEASURE_MS = 1500;
 // least this many times as fast once it had joined.
 export const GROWTH = 1.2;
 const MAX_HELPERS = 3;
-// While the reader is changing things (a call to the main worker within the last READER_ACTIVE_MS), a run's
-// progress is merged at most every MERGE_DEFER_MS: a merge and render of a big battle's estimate holds the
-// main worker 20-30 ms in Pyodide (and its paint the page a frame), and a change made meanwhile waits for it.
-// Once the reader pauses, the next tick merges; the run's end is merged at once.
-export const READER_ACTIVE_MS = 300;
+// While the reader is changing things (a call to the main worker within the last READER_ACTIVE_MS,
+// engine-client.js), a run's progress is merged at most every MERGE_DEFER_MS: a merge and render of a big
+// battle's estimate holds the main worker 20-30 ms in Pyodide (and its paint the page a frame), and a change
+// made meanwhile waits for it. Once the reader pauses, the next tick merges; the run's end is merged at once.
+export { READER_ACTIVE_MS };
 export const MERGE_DEFER_MS = 2000;
 
 // How many workers a run may use here at most: one per core, at most
@@ -127,9 +127,10 @@ export class Pool {
     main.onAsk = () => { for (const run of this.active) run.freeMain(); };
   }
 
-  // Whether the reader has asked the main worker something within READER_ACTIVE_MS.
+  // Whether the reader has asked the main worker something within READER_ACTIVE_MS (the one judgement a
+  // scenario's share makes too).
   readerActive() {
-    return this.now() - (this.main.askedAt ?? -Infinity) < READER_ACTIVE_MS;
+    return this.main.readerActive?.() ?? false;
   }
 
   // Extra workers this pool may still have.

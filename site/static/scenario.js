@@ -30,7 +30,7 @@
 // the extra worker crosses a checkpoint only with the whole stage merged.
 
 import { collect } from "./forms.js";
-import { READER_ACTIVE_MS, SLOW_TRIAL_MS } from "./pool.js";
+import { SLOW_TRIAL_MS } from "./pool.js";
 import { MAX_TRIALS, trialCount } from "./simulation.js";
 
 // A battle call aims at this long at first, so Stop and the page's other requests never wait for more.
@@ -42,12 +42,12 @@ const LONG_CALL_MS = 1000;
 const FIRST_COUNT = 4; // trials per point in a battle's first call, before its cost is known
 // Scenario ops whose trials two engines may share (each merges the other's partial state), and the state each carries.
 const SHARED = { sweep: "tallies", compare: "tally", luck: "tally", sensitivity: "tally" };
-// The page engine's share of a run steps aside while anything else asks that engine (a recompute, the form's
-// own run): it sends no call until it has heard of no other request for this long (ms), looking this often.
-const QUIET_MS = READER_ACTIVE_MS; // as long as a Monte Carlo run's share on that engine waits (pool.js)
+// The page engine's share of a run steps aside while the reader is changing things (a call of theirs to that
+// engine within READER_ACTIVE_MS, engine-client.js readerActive, as a Monte Carlo run's share judges it): it
+// sends no call until they pause, looking this often (ms). Its own calls are shares, not the reader's.
 const QUIET_POLL_MS = 50;
 // The page engine's calls in a shared run aim at this long: longer than a Monte Carlo run's slices on it
-// (pool.js MAIN_SLICE_MS), since it only runs after QUIET_MS with no other request, so a reader's next one
+// (pool.js MAIN_SLICE_MS), since it only runs once the reader has paused, so a reader's next one
 // waits for one such call at most; a longer call spreads its fixed cost (about an AT Gold battle's) wider.
 const SHARE_SLICE_MS = 12;
 // A call of the page engine's is at least one trial, and a trial of "Which assumptions matter" plays every
@@ -507,16 +507,9 @@ export class ScenarioPanel {
       ends[best] -= n;
       return { point: best, first: ends[best], count: n };
     };
-    // Whether the page engine has been asked nothing else (its request ids tell) for QUIET_MS.
-    let seen = main.nextId;
-    let other = -Infinity;
-    const quiet = () => {
-      if (main.nextId !== seen) { seen = main.nextId; other = performance.now(); }
-      return performance.now() - other >= QUIET_MS;
-    };
     const mainLoop = async () => {
       for (;;) {
-        while (!quiet() && !run.stopped && !failed && open().length) {
+        while (main.readerActive() && !run.stopped && !failed && open().length) {
           await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));
         }
         const claim = pick();
@@ -525,8 +518,7 @@ export class ScenarioPanel {
         const started = performance.now();
         own.flight = main.call({ ...message, trials, render: false, [field]: carried, first: claim.first,
                                  count: claim.count, ...(sweep ? { points: [claim.point] } : {}),
-                                 ...(staged && stageStart() > 0 ? { stage } : {}) });
-        seen = main.nextId; // this call's id is not another's
+                                 ...(staged && stageStart() > 0 ? { stage } : {}) }, { share: true });
         const answer = await own.flight;
         own.flight = null;
         if (answer.error) { failed ??= answer; break; }

@@ -566,3 +566,24 @@ test("while the reader keeps changing things a run merges its progress seldom, a
   assert.ok(after !== undefined && after - lastCall <= READER_ACTIVE_MS + 100, `the first merge after a pause: ${after}, last call ${lastCall}`);
   assert.ok(merges.filter((t) => t > lastCall + READER_ACTIVE_MS + 100).length > 5, "then merges at the tick's pace");
 });
+
+test("the reader is active after their own call for READER_ACTIVE_MS, and a scenario's share of a run is not theirs", () => {
+  const r = rig();
+  let asked = 0;
+  const before = r.main.onAsk;
+  r.main.onAsk = () => { asked++; before(); };
+  assert.equal(r.pool.readerActive(), false);
+  r.main.call({ op: "varies" }, { share: true }); // a scenario's share: leaves the reader quiet, not waited for
+  assert.equal(r.main.readerActive(), false);
+  assert.equal(r.pool.readerActive(), false);
+  assert.equal(asked, 0);
+  assert.equal(r.main.asked.size, 0);
+  r.main.call({ op: "varies" }); // the reader's: both judge the reader active, runs hand back the page engine
+  assert.equal(asked, 1);
+  assert.equal(r.main.asked.size, 1);
+  for (const [dt, active] of [[READER_ACTIVE_MS - 1, true], [1, false]]) {
+    r.world.t += dt;
+    assert.equal(r.main.readerActive(), active, `${dt} ms on`);
+    assert.equal(r.pool.readerActive(), active, `${dt} ms on (the pool)`);
+  }
+});

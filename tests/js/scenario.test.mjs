@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 
 globalThis.document ??= { addEventListener() {} }; // forms.js listens on the document when imported
 const { ScenarioPanel, DRAW_MS, roundStep } = await import("../../site/static/scenario.js");
+const { WorkerLink } = await import("../../site/static/engine-client.js");
 
 // One point's state: the trial ranges it holds and the sum of their indices.
 const empty = () => ({ ranges: [], sum: 0, n: 0 });
@@ -32,9 +33,11 @@ function run(point, first, count) {
 function fakeEngine(name, calls, { points = 3, refused = -1, delay = () => 1, variants = null } = {}) {
   return {
     name,
-    nextId: 1, // as WorkerLink: every request takes the next id
-    call(request) {
-      this.nextId++;
+    askedAt: -Infinity, // as WorkerLink: the reader's last call (a share of a run is not one)
+    readerActive: WorkerLink.prototype.readerActive,
+    now: () => performance.now(),
+    call(request, { share = false } = {}) {
+      if (!share) this.askedAt = performance.now();
       calls.push({ name, request, at: performance.now() });
       return new Promise((resolve) => setTimeout(() => resolve(answer(request)), delay(request)));
     },
@@ -276,7 +279,7 @@ test("Stop draws the last answer that came; a run that a new one replaced draws 
 test("a refusal from either engine ends the run with its message", async () => {
   const calls = [];
   const helper = fakeEngine("helper", calls, { delay: () => 1 });
-  const main = { call: async () => ({ error: { type: "InputError", message: "the page engine said no" } }) };
+  const main = { readerActive: () => false, call: async () => ({ error: { type: "InputError", message: "the page engine said no" } }) };
   const panel = fakePanel(main);
   const out = { dataset: {}, innerHTML: "" };
   await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "compare", render: true }, 500, helper);
@@ -285,7 +288,8 @@ test("a refusal from either engine ends the run with its message", async () => {
 });
 
 test("a run refused at its first call clears what an earlier run left; one that showed figures keeps them", async () => {
-  const refuse = { call: async () => ({ error: { type: "InputError", message: "to: the range ends before it starts" } }) };
+  const refuse = { readerActive: () => false,
+                   call: async () => ({ error: { type: "InputError", message: "to: the range ends before it starts" } }) };
   for (const [main, helper, kept] of [[refuse, refuse, false], [refuse, fakeEngine("helper", [], { delay: () => 1 }), true]]) {
     const panel = fakePanel(main);
     let cleared = false;
@@ -301,8 +305,8 @@ test("the page engine steps aside while the reader's changes ask it, and joins o
   const calls = [];
   const helper = fakeEngine("helper", calls, { delay: (r) => 1 + r.count }); // a millisecond a trial
   const main = fakeEngine("main", calls, { delay: (r) => 1 + r.count });
-  main.nextId++; // the reader has just changed something ...
-  const reader = setInterval(() => { main.nextId++; }, 2); // ... and goes on changing
+  main.askedAt = performance.now(); // the reader has just changed something ...
+  const reader = setInterval(() => { main.askedAt = performance.now(); }, 2); // ... and goes on changing
   let stopped = 0;
   setTimeout(() => { clearInterval(reader); stopped = performance.now(); }, 400);
   const panel = fakePanel(main);
@@ -349,8 +353,8 @@ test("a stage the page engine took no part in is crossed as one it shared", asyn
   const calls = [];
   const helper = fakeEngine("helper", calls, { delay: (r) => 5 + Math.floor((r.count ?? 0) / 50) });
   const main = fakeEngine("main", calls, { delay: () => 1 });
-  main.nextId++; // the reader has just changed something, and goes on: the page engine steps aside through the first stages
-  const reader = setInterval(() => { main.nextId++; }, 2);
+  main.askedAt = performance.now(); // the reader has just changed something, and goes on: the page engine steps aside through the first stages
+  const reader = setInterval(() => { main.askedAt = performance.now(); }, 2);
   setTimeout(() => clearInterval(reader), 60);
   const panel = fakePanel(main);
   const out = { dataset: {}, innerHTML: "" };
