@@ -161,11 +161,12 @@ export class WorkerLink {
     return answer;
   }
 
-  // Resolves once every call (but background ones and shares) in flight now has been answered, and the caller has
-  // had its answer: the page's own work goes after the reader's, never ahead. Only the calls in flight
-  // now are waited for, so a reader who keeps changing things holds it up by one answer at most.
-  settled() {
-    return this.asked.size ? Promise.all([...this.asked]).then(() => undefined) : Promise.resolve();
+  // Resolves once no call of the reader's (background ones and shares are not) is in flight, and the caller
+  // of the last has had its answer: the page's own work goes after the reader's, never ahead. Waiting only for
+  // the calls in flight when asked let a merge go out behind a slow call (a calculator's note) while the next
+  // change's result was already in flight. Changes come from a person, so a gap comes soon.
+  async settled() {
+    while (this.asked.size) await Promise.all([...this.asked]);
   }
 
   // A Monte Carlo run in the worker's scheduler: `onProgress` hears how far it
