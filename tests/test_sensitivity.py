@@ -129,6 +129,18 @@ def early():
     return sensitivity.sensitivity("sgs.battle", {}, seed=STOP_SEED, trials=STOP_TRIALS, render=True)
 
 
+@pytest.fixture(scope="module")
+def full():
+    """The same battle read in full (no reading stops), in calls that end at each checkpoint and at the last
+    trial: the answer at each end (the last rendered)."""
+    out, tally, first = {}, None, 0
+    for end in [*sensitivity.STOP_CHECKPOINTS, STOP_TRIALS]:
+        out[end] = sensitivity.sensitivity("sgs.battle", {}, seed=STOP_SEED, trials=STOP_TRIALS, full=True,
+                                           first=first, count=end - first, tally=tally, render=end == STOP_TRIALS)
+        tally, first = out[end]["tally"], end
+    return out
+
+
 def readings_of(answer):
     return [(r["input"], a) for r in answer["settings"] for a in r["alternatives"]]
 
@@ -154,14 +166,13 @@ def test_the_stop_is_the_same_however_the_calls_and_jobs_cut_the_trials(early):
     assert part["tally"] == early["tally"]
 
 
-def test_each_reading_stops_exactly_where_the_rule_says_on_the_full_runs_trials(early):
+def test_each_reading_stops_exactly_where_the_rule_says_on_the_full_runs_trials(early, full):
     """The rule checked by hand at each checkpoint on the full run's tally of trials 0 … c−1 (Wilson's upper
     bound of the share of battles the reading changed, at most 2.5 %), and a stopped reading's figures are those
     trials' change from the inputs as they are."""
     w = widgets.get("sgs.battle")
     head = w.figures[0].name
-    fixed = {c: montecarlo.Tally.from_json(sensitivity.sensitivity(w.id, {}, seed=STOP_SEED, trials=c, full=True)["tally"])
-             for c in sensitivity.STOP_CHECKPOINTS}
+    fixed = {c: montecarlo.Tally.from_json(full[c]["tally"]) for c in sensitivity.STOP_CHECKPOINTS}
     whole = montecarlo.Tally.from_json(early["tally"])
     stopped = 0
     states = sensitivity._prepared(w, {})[2]
@@ -219,9 +230,9 @@ def test_the_table_says_how_many_battles_each_reading_played_and_why_it_stopped(
     assert f'<td class="num played">{STOP_TRIALS}</td>' in html
 
 
-def test_the_full_run_is_still_there_and_never_mixes_with_the_early_stop(early):
-    full = sensitivity.sensitivity("sgs.battle", {}, seed=STOP_SEED, trials=STOP_TRIALS, full=True, render=True)
-    assert full["stopping"] is None and "Battles</th>" not in full["html"]
+def test_the_full_run_is_still_there_and_never_mixes_with_the_early_stop(early, full):
+    full = full[STOP_TRIALS]
+    assert full["done"] and full["stopping"] is None and "Battles</th>" not in full["html"]
     assert all(a["figure"]["trials"] == STOP_TRIALS and "stopped" not in a for _, a in readings_of(full))
     assert [r["input"] for r in full["settings"]][:3] == [r["input"] for r in early["settings"]][:3]
     for r_full, r_early in zip(full["settings"], early["settings"]):
