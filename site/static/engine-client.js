@@ -164,9 +164,15 @@ export class WorkerLink {
   // Resolves once no call of the reader's (background ones and shares are not) is in flight, and the caller
   // of the last has had its answer: the page's own work goes after the reader's, never ahead. Waiting only for
   // the calls in flight when asked let a merge go out behind a slow call (a calculator's note) while the next
-  // change's result was already in flight. Changes come from a person, so a gap comes soon.
-  async settled() {
-    while (this.asked.size) await Promise.all([...this.asked]);
+  // change's result was already in flight. Changes come from a person, so a gap comes soon; calls that keep
+  // coming without one (a scenario streaming its calls here, with no extra worker) are waited for until
+  // `patienceMs` has passed, and then only those in flight at that moment.
+  async settled(patienceMs = Infinity) {
+    const until = this.now() + patienceMs;
+    while (this.asked.size) {
+      await Promise.all([...this.asked]);
+      if (this.now() >= until) return;
+    }
   }
 
   // A Monte Carlo run in the worker's scheduler: `onProgress` hears how far it

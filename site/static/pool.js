@@ -399,17 +399,18 @@ class SharedRun {
     return [this.before, ...this.workers.map((w) => w.block?.tally ?? w.tally)].filter(Boolean);
   }
 
-  // The merge is the page's own work, not the reader's: it is asked only once the calls in flight on the
-  // main worker have been answered, and goes there behind any the reader makes meanwhile (`background`).
+  // The merge is the page's own work, not the reader's: it is asked only once no call of the reader's is in
+  // flight on the main worker (after MERGE_DEFER_MS of calls without a gap: once those in flight then are
+  // answered), and goes there behind any the reader makes meanwhile (`background`).
   async merge() {
     const { main } = this.pool;
-    await main.settled?.();
+    await main.settled?.(MERGE_DEFER_MS);
     if (this.ended) return { error: { type: "Cancelled" } };
     const answer = await main.call({ op: "merge", ...this.base, tallies: this.tallies(), trials: this.trials, render: true },
                                    { background: true });
     // A recompute asked while it was worked out is shown first: the estimate's HTML (a long layout on a
     // big page) is put in only after.
-    await main.settled?.();
+    await main.settled?.(MERGE_DEFER_MS);
     return answer;
   }
 

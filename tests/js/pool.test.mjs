@@ -569,6 +569,36 @@ test("a run's merge waits for a gap in the reader's calls, not only for the call
   }
 });
 
+test("calls that keep coming without a gap (a scenario streaming on the page's engine) hold a run's merges back for MERGE_DEFER_MS at most", async () => {
+  const r = rig({ seed: 5 });
+  const merges = [];
+  const post = r.main.worker.postMessage;
+  r.main.worker.postMessage = (message) => {
+    if (message.op === "merge") merges.push(r.world.t);
+    post(message);
+  };
+  let ended = false;
+  const shown = [];
+  const run = r.pool.job(request(20000), () => shown.push(r.world.t));
+  run.done.then(() => { ended = true; });
+  const streaming = (async () => {
+    while (!ended) await r.main.call({ op: "run", widget: "x", inputs: {}, count: 5 }); // the next asked at once
+  })();
+  let answer = null;
+  run.done.then((a) => { answer = a; });
+  let streamed = false;
+  streaming.then(() => { streamed = true; });
+  for (let n = 0; n < 1e7 && !(answer && streamed); n++) {
+    if (!r.world.step()) for (const timer of r.world.timers) timer();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.equal(answer?.result.html, `<p>${sumBelow(20000)}</p>`, "the run ended with every trial");
+  assert.ok(shown.length >= 2, `progress shown while the calls streamed: ${shown}`);
+  for (let i = 1; i < merges.length; i++) {
+    assert.ok(merges[i] - merges[i - 1] <= 2 * MERGE_DEFER_MS + 500, `merges ${merges[i - 1]} and ${merges[i]}`);
+  }
+});
+
 test("while the reader keeps changing things a run merges its progress seldom, and at once when they pause", async () => {
   const r = rig({ seed: 4 });
   const merges = []; // world time of each merge asked
