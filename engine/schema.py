@@ -488,7 +488,7 @@ def _parse_json_text(f: Field, text: str, path: str) -> Any:
     try:
         return json.loads(text)
     except (ValueError, RecursionError):
-        raise f.fail(path, "is not valid JSON") from None
+        raise f.fail(path, f"{shown(text)} is not valid JSON") from None
 
 
 def _jsonable(value: Any) -> Any:

@@ -36,7 +36,8 @@ def test_defaults_fill_everything():
     ({"attacker": {"speed": 3}}, "attacker.speed", "unknown field"),
     ({"units": [{"re": 1}, {"kind": "ship"}]}, "units.1.kind", "'ship' is not allowed"),
     ({"units": [{}] * 4}, "units", "has 4 items"),
-    ({"units": "not json"}, "units", "is not valid JSON"),
+    ({"units": "not json"}, "units", "units: 'not json' is not valid JSON"),
+    ({"units": "<script>" * 20}, "units", "units: '<script><script><script>…' is not valid JSON"),
     ({"extra": 1}, "extra", "unknown field"),
 ])
 def test_errors_name_the_field(raw, field, text):
