@@ -31,15 +31,14 @@ const STUCK_MS = globalThis.rulesExplorerStuckMs ?? 30_000;
 export const RESTARTS = 2;
 export const WATCH_EVERY_MS = 500;
 const ORDINAL = ["first", "second", "third"];
+// A call to the page's engine within this long (ms) means the reader is changing things: the page's own
+// runs on that engine (a Monte Carlo run's share, pool.js; a scenario's, scenario.js) step aside meanwhile.
+export const READER_ACTIVE_MS = 300;
 
 // The page's side of one engine worker: requests by id, progress by job id.
 // Every message a worker sends the page is read here (`receive`); the page's
 // own engine (Engine, below) adds the boot's messages and its watchdog, and
 // the pool's extra workers (pool.js) are plain links.
-// A call to the page's engine within this long (ms) means the reader is changing things: the page's own
-// runs on that engine (a Monte Carlo run's share, pool.js; a scenario's, scenario.js) step aside meanwhile.
-export const READER_ACTIVE_MS = 300;
-
 export class WorkerLink {
   constructor(worker = null, { now = () => performance.now() } = {}) {
     this.nextId = 1;

@@ -43,7 +43,7 @@
 // Nothing here knows Pyodide or the DOM: `main` is the page's engine client
 // (job, call), `spawn()` starts a worker, and the tests drive both as fakes.
 
-import { BOOT_TIMEOUT_MS, READER_ACTIVE_MS, RESTARTS, WATCH_EVERY_MS, WorkerLink } from "./engine-client.js";
+import { BOOT_TIMEOUT_MS, RESTARTS, WATCH_EVERY_MS, WorkerLink } from "./engine-client.js";
 
 export { WorkerLink };
 
@@ -74,7 +74,6 @@ const MAX_HELPERS = 3;
 // engine-client.js), a run's progress is merged at most every MERGE_DEFER_MS: a merge and render of a big
 // battle's estimate holds the main worker 20-30 ms in Pyodide (and its paint the page a frame), and a change
 // made meanwhile waits for it. Once the reader pauses, the next tick merges; the run's end is merged at once.
-export { READER_ACTIVE_MS };
 export const MERGE_DEFER_MS = 2000;
 
 // How many workers a run may use here at most: one per core, at most

@@ -4,8 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Scheduler } from "../../site/static/scheduler.js";
-import { MAIN_SLICE_MS, MERGE_DEFER_MS, Pool, QUIET_TRIAL_MS, READER_ACTIVE_MS, SLOW_TRIAL_MS, WorkerLink, poolSize } from "../../site/static/pool.js";
-import { STALL_MS } from "../../site/static/engine-client.js";
+import { MAIN_SLICE_MS, MERGE_DEFER_MS, Pool, QUIET_TRIAL_MS, SLOW_TRIAL_MS, WorkerLink, poolSize } from "../../site/static/pool.js";
+import { READER_ACTIVE_MS, STALL_MS } from "../../site/static/engine-client.js";
 
 // The fake engine's tally: the sum and number of trial indices, and the ranges covered.
 function handle(request) {
