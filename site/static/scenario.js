@@ -507,9 +507,13 @@ export class ScenarioPanel {
       ends[best] -= n;
       return { point: best, first: ends[best], count: n };
     };
+    // The reader's calls made before the run began (the click that started it, the panel's own link) do not
+    // hold the page engine back: only those made while it runs.
+    const begun = main.now?.() ?? performance.now();
+    const busy = () => main.readerActive() && main.askedAt > begun;
     const mainLoop = async () => {
       for (;;) {
-        while (main.readerActive() && !run.stopped && !failed && open().length) {
+        while (busy() && !run.stopped && !failed && open().length) {
           await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));
         }
         const claim = pick();
