@@ -145,6 +145,7 @@ def readings_of(answer):
     return [(r["input"], a) for r in answer["settings"] for a in r["alternatives"]]
 
 
+@pytest.mark.slow
 def test_the_stop_is_the_same_however_the_calls_and_jobs_cut_the_trials(early):
     """Calls that end inside a stage, at a checkpoint, one trial long or across both checkpoints, and one call
     cut into odd jobs, all give the one call's tally, table and sentence."""
@@ -166,6 +167,7 @@ def test_the_stop_is_the_same_however_the_calls_and_jobs_cut_the_trials(early):
     assert part["tally"] == early["tally"]
 
 
+@pytest.mark.slow
 def test_each_reading_stops_exactly_where_the_rule_says_on_the_full_runs_trials(early, full):
     """The rule checked by hand at each checkpoint on the full run's tally of trials 0 … c−1 (Wilson's upper
     bound of the share of battles the reading changed, at most 2.5 %), and a stopped reading's figures are those
@@ -230,6 +232,7 @@ def test_the_table_says_how_many_battles_each_reading_played_and_why_it_stopped(
     assert f'<td class="num played">{STOP_TRIALS}</td>' in html
 
 
+@pytest.mark.slow
 def test_the_full_run_is_still_there_and_never_mixes_with_the_early_stop(early, full):
     full = full[STOP_TRIALS]
     assert full["done"] and full["stopping"] is None and "Battles</th>" not in full["html"]
@@ -345,6 +348,7 @@ def shared_run(widget, inputs, seed, trials, rand):
     return at_checkpoints
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("widget, inputs, trials, seeds", [("sgs.battle", {}, STOP_TRIALS, (0, 1, 2)),
                                                           ("atg.battle", SMALL_ATG, 520, (4,))])
 def test_any_split_of_each_stage_between_two_engines_gives_the_one_engine_answer(widget, inputs, trials, seeds):
