@@ -209,3 +209,28 @@ def test_heavy_example_correction_is_in_an_assumed_box() -> None:
     result = widgets.get("europa.aec").run(ex)
     assert result["heavy"]["attack"]["heavy_armour"] == 4
     assert result["heavy"]["attack"]["opposing_heavy_atec"] == 2
+
+
+def test_armour_table_box_describes_how_the_default_table_grows() -> None:
+    """The assumed box on page 03 says how our default armour table climbs from 1:1 to its top row; the
+    words must fit the table: a whole point per step of ratio to 3:1, then a half or a whole point per step
+    to +4 from 6:1 on (it once said 'about one half per step', which fits no part of the table)."""
+    from engine.europa.tables import ARMOUR_TABLE
+
+    text = (PAGES_DIR / "03-ratios-terrain-weather.md").read_text(encoding="utf-8")
+    box = re.search(r'^!!! assumed "The armour effects table"\n((?:    .*\n)+)', text, re.M)
+    assert box, "no assumed box for the armour effects table"
+    body = " ".join(box.group(1).split())
+    assert "rises by a whole point at each step of ratio up to 3:1" in body
+    assert "then by a half or a whole point at each step to +4 from 6:1 on" in body
+    assert "about one half per step" not in body
+
+    def mean(k: int) -> Fraction:
+        row = ARMOUR_TABLE.row_for(Fraction(k))
+        assert row is not None
+        return row.dist().mean()
+
+    steps = [mean(k + 1) - mean(k) for k in range(1, 6)]
+    assert steps[:2] == [1, 1]
+    assert set(steps[2:]) <= {Fraction(1, 2), Fraction(1)}
+    assert mean(6) == 4 and ARMOUR_TABLE.rows[-1].min_ratio == 6

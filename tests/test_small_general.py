@@ -683,6 +683,22 @@ def test_every_setting_is_marked_assumed() -> None:
         assert all(f.help and f.label for f in widget.inputs.fields)
 
 
+def test_artillery_limit_note_states_the_source_as_it_reads() -> None:
+    """The source forbids artillery to cause a loss or a destroyed result without naming a side, and only its
+    next sentence, on taking no losses, is about artillery that attacks. The note of ``artillery_limit`` is shown
+    for guns on defence too, so it must not pin the first rule on attacking artillery (it once began
+    "Attacking artillery can neither cause a loss ...")."""
+    guns = COMBAT.run({"defender": {"artillery": True}})
+    (note,) = [a["note"] for a in guns["assumptions"] if a["setting"] == "settings.artillery_limit"]
+    assert not note.startswith("Attacking artillery")
+    assert "without naming a side, that artillery never causes a loss or destroyed result" in note
+    assert "artillery which attacks takes no loss itself" in note
+    # the source: the no-loss-caused sentence has no "when attacking"; the no-loss-taken one has
+    text = " ".join(seed_text().split())
+    assert "Artillery can never cause a loss or destroy result." in text
+    assert "artillery when attacking will never itself suffer any losses" in text
+
+
 def test_assumptions_follow_the_situation() -> None:
     plain = [a["setting"] for a in COMBAT.run({})["assumptions"]]
     assert plain == ["settings.strength_rule", "settings.retreat_direction", "settings.combined_xp",

@@ -258,11 +258,11 @@ class Settings:
                 "cap": "Loss and destroyed both become Panick",
                 "strike_all": "Strike both loss and destroyed"},
         label="Artillery: forbidden results",
-        assumed="Attacking artillery can neither cause a loss or destroyed result (its worst is "
-                "a combat state, though it may force retreats) nor take a loss itself; what such a "
-                "table result turns into is not said. By default a loss becomes Panick and destroyed "
-                "becomes the worst result still allowed (DEF Retreat + Panick, ATT Panick), so a "
-                "better roll never gives a weaker result.")
+        assumed="The rules say, without naming a side, that artillery never causes a loss or destroyed "
+                "result (its worst is a combat state, though it may force retreats), and that artillery "
+                "which attacks takes no loss itself; what such a table result turns into is not said. "
+                "By default a loss becomes Panick and destroyed becomes the worst result still allowed "
+                "(DEF Retreat + Panick, ATT Panick), so a better roll never gives a weaker result.")
     """What a forbidden loss or destroyed result becomes under the artillery rule."""
     defending_artillery: bool = setting(
         True, help="Also limit the results a defending artillery unit inflicts on its attacker.",
