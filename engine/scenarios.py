@@ -402,20 +402,29 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
     out.ranges = out.covers(first, first + count)
     figs = w.figures
     base: list[dict[str, Any]] = []
+    changes = _watched_changes(w, vals, playing, pairing)
+    read: list[frozenset[str]] = []  # the watched inputs each of variant 0's trials read (when one may be copied)
     for k in playing:  # one variant's trials after another: a battle's setup is built once a variant, not a trial
         v = vals[k]
         for i in range(first, first + count):
-            one = Tally("", w.confidence)
-            one.ranges = ((i, i + 1),)
-            index = one.at = i + INDEPENDENT_OFFSET if (k == 1 and pairing == "independent") else i
-            w.trial(v, trial_rng(seed, index), one)
-            row = {}
+            if k in changes and not changes[k] & read[i - first]:
+                row = base[i - first]  # the trial read none of the inputs this variant changes: it plays alike
+            else:
+                one = Tally("", w.confidence)
+                one.ranges = ((i, i + 1),)
+                index = one.at = i + INDEPENDENT_OFFSET if (k == 1 and pairing == "independent") else i
+                if k == 0 and changes:
+                    read.append(w.watched_trial(v, trial_rng(seed, index), one))  # type: ignore[misc]
+                else:
+                    w.trial(v, trial_rng(seed, index), one)
+                row = {}
+                for f in figs:
+                    x = f.read(one)
+                    if x is None:
+                        raise ValueError(f"{w.id}: figure {f.name} read nothing from a trial")
+                    row[f.name] = x
             for f in figs:
-                x = f.read(one)
-                if x is None:
-                    raise ValueError(f"{w.id}: figure {f.name} read nothing from a trial")
-                row[f.name] = x
-                out.measure(f"{k}.{f.name}", x)
+                out.measure(f"{k}.{f.name}", row[f.name])
             if k == 0:
                 base.append(row)
                 continue
@@ -423,6 +432,38 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
             for f in figs:  # two variants: d.name (B − A); more: dk.name against the first (engine.sensitivity)
                 out.measure(f"d.{f.name}" if len(vals) == 2 else f"d{k}.{f.name}", row[f.name] - got[f.name])
     return out.to_json()
+
+
+_last_changes: list[Any] = [None, {}]
+"""The last job's states (held, so no other list takes their identity) and their :func:`_watched_changes`."""
+
+
+def _watched_changes(w: widgets.Widget, vals: list[dict[str, Any]], playing: list[int],
+                     pairing: str) -> dict[int, frozenset[str]]:
+    """The variants that may copy variant 0's trials, each with the inputs it changes: those that differ from
+    variant 0 only in inputs the widget's trial watches (``Widget.watched``), on the same dice (common pairing).
+    Worked out once for a run's states (a reading comes in many calls with the same list)."""
+    if w.watched_trial is None or pairing != "common" or len(playing) < 2:
+        return {}
+    if _last_changes[0] is not vals:
+        out = {}
+        for k in range(1, len(vals)):
+            paths = frozenset(_differing(vals[0], vals[k]))
+            if paths and all(p.startswith(w.watched) for p in paths):
+                out[k] = paths
+        _last_changes[:] = [vals, out]
+    return {k: c for k, c in _last_changes[1].items() if k in playing}
+
+
+def _differing(a: Any, b: Any, path: str = "") -> list[str]:
+    """The paths at which two validated inputs differ (a whole list's, where a list differs).
+
+    >>> _differing({"rules": {"x": 1, "y": 2}, "units": [1]}, {"rules": {"x": 1, "y": 3}, "units": [2]})
+    ['rules.y', 'units']
+    """
+    if isinstance(a, Mapping) and isinstance(b, Mapping) and a.keys() == b.keys():
+        return [p for key in a if a[key] != b[key] for p in _differing(a[key], b[key], f"{path}{key}.")]
+    return [path[:-1]]
 
 
 def _estimate(t: Tally, name: str, f: Figure) -> dict[str, Any] | None:

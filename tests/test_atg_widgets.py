@@ -217,3 +217,59 @@ def test_a_paradrop_run_lists_both_ways_it_can_end_with_no_defender():
     assert label in shown["paradrop"] and "Attacker won" in shown["paradrop"]
     assert label not in shown["land"] and "Attacker won" in shown["land"]
     assert label in shown["airstrike"] and "Attacker won" not in shown["airstrike"]
+
+
+WATCHED_STATES = {
+    "land": {},
+    "airstrike met by interceptors": {
+        "combat": "airstrike", "attackers": [{"type": "Bomber", "count": 2}, {"type": "Fighter", "count": 1}],
+        "defenders": [{"type": "Infantry", "count": 3}],
+        "interceptors": [{"type": "Fighter", "count": 2, "readiness": 80, "intercept_setting": 90, "distance": 20}],
+        "aa_support": [{"type": "Flak", "count": 1, "distance": 1}]},
+    "bombing run on an airfield": {
+        "combat": "bombing_run", "attackers": [{"type": "Bomber", "count": 3, "action_points": 60}],
+        "defenders": [{"type": "Infantry", "count": 2}, {"type": "Flak", "count": 1}], "location": True,
+        "location_structure": 200, "airfield": True, "stationed_aircraft": 5},
+    "paradrop": {"combat": "paradrop", "attackers": [{"type": "Transport", "count": 2},
+                                                     {"type": "Infantry", "count": 6, "cargo": True}],
+                 "defenders": [{"type": "Infantry", "count": 2}]},
+    "concentric, a panic and trapped defenders": {
+        "attackers": [{"type": "Infantry", "count": 8, "side": 0}, {"type": "Tank", "count": 3, "side": 2},
+                      {"type": "Infantry", "count": 4, "side": 4, "action_points": 20}],
+        "defenders": [{"type": "Infantry", "count": 4, "morale": 30},
+                      {"type": "Infantry", "count": 3, "morale": 30, "can_retreat": False},
+                      {"type": "Artillery", "count": 2}]},
+}
+"""Small battles of every kind the pages show, so that between them they read most rule variables."""
+
+
+@pytest.mark.parametrize("name", WATCHED_STATES)
+def test_a_battle_plays_alike_under_any_reading_of_a_rule_variable_it_never_read(name):
+    """What lets a reading of the assumptions copy a battle instead of playing it (Widget.watched_trial): for
+    each trial, every other reading of every assumed rule variable the battle did not read plays the same
+    battle, to the last figure of its tally. Battles of each kind leave other variables unread."""
+    from engine import montecarlo, sensitivity
+    w = get("atg.battle")
+    values = w.validate(WATCHED_STATES[name])
+    settings, variants = sensitivity._variants(w, values)
+    tried = 0
+
+    def tally(i):  # one trial's, as engine.scenarios.figure_chunk makes it
+        t = montecarlo.Tally("", w.confidence)
+        t.ranges, t.at = ((i, i + 1),), i
+        return t
+
+    for i in range(12):
+        base = tally(i)
+        read = w.watched_trial(values, montecarlo.trial_rng(5, i), base)
+        plain = tally(i)
+        w.trial(values, montecarlo.trial_rng(5, i), plain)
+        assert plain.to_json() == base.to_json()  # watching changes nothing
+        assert read and all(p.startswith("rules.") for p in read)
+        for s, alt, v in variants:
+            if settings[s]["input"] not in read:
+                other = tally(i)
+                w.trial(v, montecarlo.trial_rng(5, i), other)
+                assert other.to_json() == base.to_json(), (name, i, settings[s]["input"], alt)
+                tried += 1
+    assert tried

@@ -745,3 +745,38 @@ def test_a_difference_no_trial_showed_is_bounded_not_certain():
     html = same["html"]
     assert f"+0.00 points (-{bound * 100:.1f} to {bound * 100:.1f})" in html and "(0.0 to 0.0)" not in html
     assert "+0 strength points in every one of the 30 trials" in html
+
+
+def test_variants_that_change_only_what_a_trial_never_read_copy_it_and_give_the_tally_of_playing_it(monkeypatch):
+    """A widget that watches its trials' reads (AT Gold: its rule variables) lets a job copy the trials of
+    variant 0 for each variant that changes only inputs the trial did not read: the tally is the one of
+    playing every battle, with fewer played; a variant that changes anything else, or a job that pairs
+    independent dice, plays every battle."""
+    import dataclasses
+    from engine import sensitivity
+    get, w = widgets.get, widgets.get("atg.battle")
+    played = [0]
+
+    def trial(*args):
+        played[0] += 1
+        return w.trial(*args)
+
+    watching = dataclasses.replace(w, trial=trial)
+    plain = dataclasses.replace(w, trial=trial, watched_trial=None, watched="")
+    values = w.validate({"attackers": [{"type": "Infantry", "count": 2}, {"type": "Tank", "count": 1}],
+                         "defenders": [{"type": "Infantry", "count": 2}]})
+    _, variants = sensitivity._variants(w, values)
+    other_units = jsonable({**values, "defenders": [{**values["defenders"][0], "count": 3}]})
+    data = [jsonable(values)] + [jsonable(v) for *_, v in variants] + [other_units]
+    runs = {}
+    for name, widget in (("watching", watching), ("plain", plain)):
+        monkeypatch.setattr(widgets, "get", lambda i, widget=widget: widget if i == w.id else get(i))
+        for pairing in ("common", "independent"):
+            played[0] = 0
+            job = data if pairing == "common" else data[:2]
+            runs[name, pairing] = scenarios.figure_chunk(w.id, job, 3, 10, 12, pairing), played[0]
+    assert runs["watching", "common"][0] == runs["plain", "common"][0]
+    assert runs["plain", "common"][1] == 12 * len(data)
+    # variant 0 plays through watched_trial; the last state, with other units, plays every trial
+    assert 12 <= runs["watching", "common"][1] < runs["plain", "common"][1] * 3 // 4
+    assert runs["watching", "independent"] == runs["plain", "independent"]

@@ -29,11 +29,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from ..settings import setting
 
-__all__ = ["Rules", "concentric_values", "as_floats", "Randomisation", "TieReading", "RULEVAR_NUMBERS"]
+__all__ = ["Rules", "concentric_values", "as_floats", "Watched", "Randomisation", "TieReading", "RULEVAR_NUMBERS"]
 
 Randomisation: TypeAlias = Literal["continuous", "whole"]
 """How a score is drawn below its value: any real number, or a whole number."""
@@ -434,24 +434,68 @@ def concentric_values(rules: Rules) -> tuple[Fraction, ...]:
 
 _last_floats: list[tuple[Rules, dict[str, float]]] = []
 
+FLAGS: Final = {"tie_to_attacker": ("tie_reading", "ties_to_attacker"), "whole_scores": ("randomisation", "whole"),
+                "panic_complement": ("panic_reading", "losses_above_morale")}
+"""The choices the hot path reads as 0.0/1.0 flags: the flag's name, the setting it reads and the choice that
+makes it 1.0."""
 
-def as_floats(rules: Rules) -> dict[str, float]:
+
+def as_floats(rules: Rules | Watched) -> dict[str, float]:
     """Every setting as a float, for the hot path: converted once for a run of battles under the
     same rules (the last rules' floats are kept; a battle reads them and never changes them).
 
-    Choices become 0.0/1.0 flags: ``tie_to_attacker``, ``whole_scores`` and ``panic_complement``.
+    Choices become 0.0/1.0 flags (:data:`FLAGS`): ``tie_to_attacker``, ``whole_scores`` and ``panic_complement``.
+    Watched rules give floats that note each read as a read of the setting behind it.
 
     >>> rules = Rules()
     >>> as_floats(rules) is as_floats(rules), as_floats(rules)["tie_to_attacker"]
     (True, 0.0)
     """
+    if isinstance(rules, Watched):
+        return _WatchedFloats(as_floats(rules.rules_), rules.read_)
     if _last_floats and _last_floats[0][0] is rules:
         return _last_floats[0][1]
     out = {f.name: float(getattr(rules, f.name)) for f in dataclasses.fields(rules)
            if not isinstance(getattr(rules, f.name), str)}
-    out["tie_to_attacker"] = 1.0 if rules.tie_reading == "ties_to_attacker" else 0.0
-    out["whole_scores"] = 1.0 if rules.randomisation == "whole" else 0.0
-    out["panic_complement"] = 1.0 if rules.panic_reading == "losses_above_morale" else 0.0
+    for flag, (name, choice) in FLAGS.items():
+        out[flag] = 1.0 if getattr(rules, name) == choice else 0.0
     _last_floats[:] = [(rules, out)]
     return out
 
+
+class Watched:
+    """Rules that note the name of each setting read from them, directly or through :func:`as_floats`.
+
+    A battle that never read a setting plays alike under any value of it (with the same dice), so a reading of
+    that setting need not play it (:func:`engine.scenarios.figure_chunk`).
+
+    >>> read = set()
+    >>> w = Watched(Rules(), read)
+    >>> w.panic_chance, as_floats(w)["whole_scores"], sorted(read)
+    (Fraction(1, 4), 0.0, ['panic_chance', 'randomisation'])
+    """
+
+    __slots__ = ("rules_", "read_")
+
+    def __init__(self, rules: Rules, read: set[str]) -> None:
+        self.rules_ = rules
+        self.read_ = read
+
+    def __getattr__(self, name: str) -> Any:
+        self.read_.add(name)
+        return getattr(self.rules_, name)
+
+
+class _WatchedFloats(dict):  # type: ignore[type-arg]
+    """:func:`as_floats`' dict, noting the setting behind each key read (the battle reads them by key only)."""
+
+    def __init__(self, floats: dict[str, float], read: set[str]) -> None:
+        super().__init__(floats)
+        self.read_ = read
+
+    def __getitem__(self, key: str) -> float:
+        self.read_.add(FLAGS[key][0] if key in FLAGS else key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default

@@ -42,11 +42,11 @@ from . import parts
 from .endings import ENDINGS
 from .loop import WORK_LIMIT, BattleTooBig, Outcome, fight
 from .narrate import ENDING_TEXT, narrate
-from .rules import Rules, concentric_values
+from .rules import Rules, Watched, concentric_values
 from .setup import COMBAT_TYPES, TAKES_HEX, AASupport, Interceptor, Setup, Unit, UnitState
 from .units import ILLUSTRATIVE, LANDSCAPES, ROSTER, ROSTER_ORDER, TARGET_GROUPS, UnitType
 
-__all__ = ["WIDGETS", "RULES_GROUP", "rules_subset", "assumed_notes", "battle_setup", "battle_check", "battle_trial",
+__all__ = ["WIDGETS", "RULES_GROUP", "rules_subset", "assumed_notes", "battle_setup", "battle_check", "battle_trial", "battle_trial_watched",
            "battle_render_tally", "BATTLE_TRIALS", "UNIT_TYPE", "UNIT_TYPES", "NAME_LENGTH", "type_row", "unit_type",
            "roster_from", "check_types", "check_type_name"]
 
@@ -769,9 +769,11 @@ _prepare = montecarlo.Prepared(_setup)
 """Built once per validated inputs object (a chunk's trials, a sweep's calls share a few)."""
 
 
-def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tally) -> None:
+def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tally,
+                 read: set[str] | None = None) -> None:
     """One battle, unrecorded, into the tally: its ending, rounds, and per side the
     individuals lost (in all and by type), the survivors, panics and experience.
+    With ``read``, the names of the rule variables the battle read go into it.
 
     >>> from engine.widgets import get
     >>> t = get("atg.battle").estimate(BATTLE_INPUTS.validate({}), 1, 0, 20)
@@ -779,7 +781,7 @@ def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tal
     (20, 20)
     """
     setup, rules = _prepare(v)
-    o = _play(setup, rules, rng, False)
+    o = _play(setup, rules if read is None else Watched(rules, read), rng, False)
     if o.first_attack is not None:
         att, hp, hit = o.first_attack
         exactcheck.record(tally, hit, f"{att!r} {hp!r}")
@@ -792,6 +794,22 @@ def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tal
         tally.measure(f"{name}.experience", side.experience)
         for kind, n in side.casualties.items():
             tally.measure(f"{name}.lost.{kind}", n)
+
+
+def battle_trial_watched(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tally) -> frozenset[str]:
+    """:func:`battle_trial`, answering which rule variables the battle read (as input paths): the battle plays
+    alike under any other reading of the rest.
+
+    >>> from engine.widgets import get
+    >>> t = montecarlo.Tally("", get("atg.battle").confidence)
+    >>> t.ranges, t.at = ((0, 1),), 0  # trial 0's, as a run's job makes it
+    >>> read = battle_trial_watched(BATTLE_INPUTS.validate({}), montecarlo.trial_rng(1, 0), t)
+    >>> "rules.kill_xp" in read, "rules.versus_paradrop" in read
+    (True, False)
+    """
+    read: set[str] = set()
+    battle_trial(v, rng, tally, read)
+    return frozenset(f"rules.{name}" for name in read)
 
 
 def observed(o: Outcome) -> dict[str, Any]:
@@ -905,6 +923,7 @@ WIDGETS: Final[tuple[Widget, ...]] = (
     register(Widget("atg.battle", "One battle, round by round", BATTLE_INPUTS, battle_compute, battle_render,
                     sample=battle_sample, render_sample=battle_render_sample, check=battle_check,
                     trial=battle_trial, render_tally=battle_render_tally, trials=BATTLE_TRIALS,
+                    watched_trial=battle_trial_watched, watched="rules.",
                     endings={e: ENDING_LABELS[e] for e in ENDINGS},
                     description="Both sides from unit types; one seeded battle with every attack explained.",
                     figures=_BATTLE_FIGURES)),
