@@ -414,7 +414,9 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
                 one.ranges = ((i, i + 1),)
                 index = one.at = i + INDEPENDENT_OFFSET if (k == 1 and pairing == "independent") else i
                 if k == 0 and changes:
-                    read.append(w.watched_trial(v, trial_rng(seed, index), one))  # type: ignore[misc]
+                    names: set[str] = set()
+                    w.trial(v, trial_rng(seed, index), one, names)  # type: ignore[call-arg]
+                    read.append(frozenset(w.watched + name for name in names))
                 else:
                     w.trial(v, trial_rng(seed, index), one)
                 row = {}
@@ -443,7 +445,7 @@ def _watched_changes(w: widgets.Widget, vals: list[dict[str, Any]], playing: lis
     """The variants that may copy variant 0's trials, each with the inputs it changes: those that differ from
     variant 0 only in inputs the widget's trial watches (``Widget.watched``), on the same dice (common pairing).
     Worked out once for a run's states (a reading comes in many calls with the same list)."""
-    if w.watched_trial is None or pairing != "common" or len(playing) < 2:
+    if not w.watched or pairing != "common" or len(playing) < 2:
         return {}
     if _last_changes[0] is not vals:
         out = {}

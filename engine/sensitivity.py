@@ -27,7 +27,7 @@ most :data:`NEGLIGIBLE_SHARE`; the inputs as they are and every other reading
 play the whole run. The answer is a function of (inputs, seed, trials, rule)
 however the calls and workers cut the trials. ``full=True`` plays every reading
 to the end (the rule of earlier versions). A battle that never read a setting
-(AT Gold's battles note what they read: ``Widget.watched_trial``) plays alike under its
+(AT Gold's battles note what they read: ``Widget.watched``) plays alike under its
 other readings, so those copy it instead of playing it: the same tally, fewer
 battles (40 against 40: 36,298 in a run of 1,000 instead of 45,900).
 

@@ -81,7 +81,7 @@ from typing import Any, TypeVar
 
 from .schema import Boolean, Choice, Field, Group, Integer, Number
 
-__all__ = ["setting", "rules_group", "rules_from", "rules_values", "sections", "SETTING_KEY"]
+__all__ = ["setting", "rules_group", "rules_from", "rules_values", "sections", "Watched", "SETTING_KEY"]
 
 SETTING_KEY = "engine.setting"
 """Key of a dataclass field's metadata that :func:`setting` fills."""
@@ -189,3 +189,31 @@ def sections(group: Group) -> list[tuple[str, list[Field]]]:
     for f in group.fields:
         out.setdefault(f.section, []).append(f)
     return list(out.items())
+
+
+class Watched:
+    """Rules that note the name of each setting read from them (into ``read``).
+
+    A battle that never read a setting plays alike, with the same dice, under any other value of it: a
+    widget's trial that watches its rules (``Widget.watched``) lets a run copy that battle for such a value
+    instead of playing it (:func:`engine.scenarios.figure_chunk`).
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Rules:
+    ...     rounds: int = 3
+    ...     elite: bool = True
+    >>> read = set()
+    >>> Watched(Rules(), read).rounds, read
+    (3, {'rounds'})
+    """
+
+    __slots__ = ("rules_", "read_")
+
+    def __init__(self, rules: Any, read: set[str]) -> None:
+        self.rules_ = rules
+        self.read_ = read
+
+    def __getattr__(self, name: str) -> Any:
+        self.read_.add(name)
+        return getattr(self.rules_, name)

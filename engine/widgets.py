@@ -118,12 +118,11 @@ class Widget:
     """Free-form data a page template may use (e.g. tables the reader can view)."""
     trial: Callable[[Mapping[str, Any], random.Random, Tally], None] | None = None
     """Estimator: one Monte Carlo trial, (validated inputs, its own generator, tally to add into)."""
-    watched_trial: Callable[[Mapping[str, Any], random.Random, Tally], frozenset[str]] | None = None
-    """Estimator, optional: ``trial``, answering which of the inputs under ``watched`` the trial read (as paths).
-    Played with the same generator, a trial plays alike under any other value of an input it did not read, so
-    :func:`engine.scenarios.figure_chunk` copies such a trial for a variant that differs only there."""
     watched: str = ""
-    """The inputs ``watched_trial`` answers for: every input whose path starts with this (``"rules."``)."""
+    """Estimator, optional: the prefix of the inputs its trial watches (``"rules."``). Such a trial takes a
+    fourth argument, a set, and puts in it the name (the path after the prefix) of each of those inputs it
+    read. With the same generator a trial plays alike under any other value of an input it did not read, so
+    :func:`engine.scenarios.figure_chunk` copies it for a variant that differs only in such inputs."""
     render_tally: Callable[[Tally, Mapping[str, Any]], str] | None = None
     """Estimator: a tally (and the validated inputs) to HTML."""
     trials: int = 0
@@ -147,8 +146,8 @@ class Widget:
             raise ValueError(f"{self.id}: a sampler needs both sample and render_sample")
         if (self.trial is None) != (self.render_tally is None) or (self.trial is not None) != (self.trials > 0):
             raise ValueError(f"{self.id}: an estimator needs trial, render_tally and trials > 0")
-        if (self.watched_trial is None) != (not self.watched) or self.watched_trial is not None and self.trial is None:
-            raise ValueError(f"{self.id}: a watched trial needs trial and the inputs it watches")
+        if self.watched and self.trial is None:
+            raise ValueError(f"{self.id}: only an estimator's trial can watch its inputs")
         names = [f.name for f in self.figures]
         if len(names) != len(set(names)):
             raise ValueError(f"{self.id}: two figures share a name")

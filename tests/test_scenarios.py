@@ -758,11 +758,11 @@ def test_variants_that_change_only_what_a_trial_never_read_copy_it_and_give_the_
     played = [0]
 
     def trial(*args):
-        played[0] += 1
+        played[0] += len(args) == 3  # a battle played for itself, not watched for the variants that may copy it
         return w.trial(*args)
 
     watching = dataclasses.replace(w, trial=trial)
-    plain = dataclasses.replace(w, trial=trial, watched_trial=None, watched="")
+    plain = dataclasses.replace(w, trial=trial, watched="")
     values = w.validate({"attackers": [{"type": "Infantry", "count": 2}, {"type": "Tank", "count": 1}],
                          "defenders": [{"type": "Infantry", "count": 2}]})
     _, variants = sensitivity._variants(w, values)
@@ -777,6 +777,66 @@ def test_variants_that_change_only_what_a_trial_never_read_copy_it_and_give_the_
             runs[name, pairing] = scenarios.figure_chunk(w.id, job, 3, 10, 12, pairing), played[0]
     assert runs["watching", "common"][0] == runs["plain", "common"][0]
     assert runs["plain", "common"][1] == 12 * len(data)
-    # variant 0 plays through watched_trial; the last state, with other units, plays every trial
+    # variant 0 is watched; the last state, with other units, plays every trial
     assert 12 <= runs["watching", "common"][1] < runs["plain", "common"][1] * 3 // 4
     assert runs["watching", "independent"] == runs["plain", "independent"]
+
+
+WATCHED_STATES = {
+    "atg.battle": {
+        "land": {},
+        "airstrike met by interceptors": {
+            "combat": "airstrike", "attackers": [{"type": "Bomber", "count": 2}, {"type": "Fighter", "count": 1}],
+            "defenders": [{"type": "Infantry", "count": 3}],
+            "interceptors": [{"type": "Fighter", "count": 2, "readiness": 80, "intercept_setting": 90, "distance": 20}],
+            "aa_support": [{"type": "Flak", "count": 1, "distance": 1}]},
+        "bombing run on an airfield": {
+            "combat": "bombing_run", "attackers": [{"type": "Bomber", "count": 3, "action_points": 60}],
+            "defenders": [{"type": "Infantry", "count": 2}, {"type": "Flak", "count": 1}], "location": True,
+            "location_structure": 200, "airfield": True, "stationed_aircraft": 5},
+        "paradrop": {"combat": "paradrop", "attackers": [{"type": "Transport", "count": 2},
+                                                         {"type": "Infantry", "count": 6, "cargo": True}],
+                     "defenders": [{"type": "Infantry", "count": 2}]},
+        "concentric, a panic and trapped defenders": {
+            "attackers": [{"type": "Infantry", "count": 8, "side": 0}, {"type": "Tank", "count": 3, "side": 2},
+                          {"type": "Infantry", "count": 4, "side": 4, "action_points": 20}],
+            "defenders": [{"type": "Infantry", "count": 4, "morale": 30},
+                          {"type": "Infantry", "count": 3, "morale": 30, "can_retreat": False},
+                          {"type": "Artillery", "count": 2}]}},
+}
+"""For each widget whose trial watches its settings: battles of every kind its pages show (small ones), so that
+between them they read most settings."""
+
+
+@pytest.mark.parametrize("widget_id, name", [(w.id, n) for w in ALL if w.watched for n in WATCHED_STATES[w.id]])
+def test_a_battle_plays_alike_under_any_reading_of_a_setting_it_never_read(widget_id, name):
+    """What lets a reading of the assumptions copy a battle instead of playing it (``Widget.watched``): for each
+    trial, every other reading of every assumed setting the battle did not read plays the same battle, to the
+    last figure of its tally. Battles of each kind leave other settings unread."""
+    from engine import sensitivity
+    w = widgets.get(widget_id)
+    values = w.validate(WATCHED_STATES[widget_id][name])
+    settings, variants = sensitivity._variants(w, values)
+    watched = set(values[w.watched.rstrip(".")])  # the names of the inputs in the watched group
+    tried = 0
+
+    def tally(i):  # one trial's, as figure_chunk makes it
+        t = montecarlo.Tally("", w.confidence)
+        t.ranges, t.at = ((i, i + 1),), i
+        return t
+
+    for i in range(12):
+        base, read = tally(i), set()
+        w.trial(values, montecarlo.trial_rng(5, i), base, read)
+        plain = tally(i)
+        w.trial(values, montecarlo.trial_rng(5, i), plain)
+        assert plain.to_json() == base.to_json()  # watching changes nothing
+        assert read and read <= watched, read - watched
+        for s, alt, v in variants:
+            path = settings[s]["input"]
+            if path.startswith(w.watched) and path.removeprefix(w.watched) not in read:
+                other = tally(i)
+                w.trial(v, montecarlo.trial_rng(5, i), other)
+                assert other.to_json() == base.to_json(), (name, i, path, alt)
+                tried += 1
+    assert tried

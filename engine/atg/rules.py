@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final, Literal, TypeAlias
 
-from ..settings import setting
+from ..settings import Watched, setting
 
-__all__ = ["Rules", "concentric_values", "as_floats", "Watched", "Randomisation", "TieReading", "RULEVAR_NUMBERS"]
+__all__ = ["Rules", "concentric_values", "as_floats", "Randomisation", "TieReading", "RULEVAR_NUMBERS"]
 
 Randomisation: TypeAlias = Literal["continuous", "whole"]
 """How a score is drawn below its value: any real number, or a whole number."""
@@ -445,11 +445,15 @@ def as_floats(rules: Rules | Watched) -> dict[str, float]:
     same rules (the last rules' floats are kept; a battle reads them and never changes them).
 
     Choices become 0.0/1.0 flags (:data:`FLAGS`): ``tie_to_attacker``, ``whole_scores`` and ``panic_complement``.
-    Watched rules give floats that note each read as a read of the setting behind it.
+    Watched rules (:class:`engine.settings.Watched`) give floats that note each read as a read of the setting
+    behind it.
 
     >>> rules = Rules()
     >>> as_floats(rules) is as_floats(rules), as_floats(rules)["tie_to_attacker"]
     (True, 0.0)
+    >>> read = set()
+    >>> as_floats(Watched(rules, read))["whole_scores"], read
+    (0.0, {'randomisation'})
     """
     if isinstance(rules, Watched):
         return _WatchedFloats(as_floats(rules.rules_), rules.read_)
@@ -461,29 +465,6 @@ def as_floats(rules: Rules | Watched) -> dict[str, float]:
         out[flag] = 1.0 if getattr(rules, name) == choice else 0.0
     _last_floats[:] = [(rules, out)]
     return out
-
-
-class Watched:
-    """Rules that note the name of each setting read from them, directly or through :func:`as_floats`.
-
-    A battle that never read a setting plays alike under any value of it (with the same dice), so a reading of
-    that setting need not play it (:func:`engine.scenarios.figure_chunk`).
-
-    >>> read = set()
-    >>> w = Watched(Rules(), read)
-    >>> w.panic_chance, as_floats(w)["whole_scores"], sorted(read)
-    (Fraction(1, 4), 0.0, ['panic_chance', 'randomisation'])
-    """
-
-    __slots__ = ("rules_", "read_")
-
-    def __init__(self, rules: Rules, read: set[str]) -> None:
-        self.rules_ = rules
-        self.read_ = read
-
-    def __getattr__(self, name: str) -> Any:
-        self.read_.add(name)
-        return getattr(self.rules_, name)
 
 
 class _WatchedFloats(dict):  # type: ignore[type-arg]

@@ -36,17 +36,17 @@ from .. import figures as fig
 from .. import exactcheck, montecarlo, present
 from ..dice import prob_json
 from ..schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, Text, fraction_text, to_text
-from ..settings import rules_from, rules_group
+from ..settings import Watched, rules_from, rules_group
 from ..widgets import Widget, register
 from . import parts
 from .endings import ENDINGS
 from .loop import WORK_LIMIT, BattleTooBig, Outcome, fight
 from .narrate import ENDING_TEXT, narrate
-from .rules import Rules, Watched, concentric_values
+from .rules import Rules, concentric_values
 from .setup import COMBAT_TYPES, TAKES_HEX, AASupport, Interceptor, Setup, Unit, UnitState
 from .units import ILLUSTRATIVE, LANDSCAPES, ROSTER, ROSTER_ORDER, TARGET_GROUPS, UnitType
 
-__all__ = ["WIDGETS", "RULES_GROUP", "rules_subset", "assumed_notes", "battle_setup", "battle_check", "battle_trial", "battle_trial_watched",
+__all__ = ["WIDGETS", "RULES_GROUP", "rules_subset", "assumed_notes", "battle_setup", "battle_check", "battle_trial",
            "battle_render_tally", "BATTLE_TRIALS", "UNIT_TYPE", "UNIT_TYPES", "NAME_LENGTH", "type_row", "unit_type",
            "roster_from", "check_types", "check_type_name"]
 
@@ -773,12 +773,17 @@ def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tal
                  read: set[str] | None = None) -> None:
     """One battle, unrecorded, into the tally: its ending, rounds, and per side the
     individuals lost (in all and by type), the survivors, panics and experience.
-    With ``read``, the names of the rule variables the battle read go into it.
+    With ``read``, the names of the rule variables the battle read go into it (``Widget.watched``).
 
     >>> from engine.widgets import get
     >>> t = get("atg.battle").estimate(BATTLE_INPUTS.validate({}), 1, 0, 20)
     >>> t.trials, sum(t.counts["ending"].values())
     (20, 20)
+    >>> one, read = montecarlo.Tally("", t.confidence), set()
+    >>> one.ranges, one.at = ((0, 1),), 0  # trial 0's, as a run's job makes it
+    >>> battle_trial(BATTLE_INPUTS.validate({}), montecarlo.trial_rng(1, 0), one, read)
+    >>> "kill_xp" in read, "versus_paradrop" in read
+    (True, False)
     """
     setup, rules = _prepare(v)
     o = _play(setup, rules if read is None else Watched(rules, read), rng, False)
@@ -794,22 +799,6 @@ def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tal
         tally.measure(f"{name}.experience", side.experience)
         for kind, n in side.casualties.items():
             tally.measure(f"{name}.lost.{kind}", n)
-
-
-def battle_trial_watched(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tally) -> frozenset[str]:
-    """:func:`battle_trial`, answering which rule variables the battle read (as input paths): the battle plays
-    alike under any other reading of the rest.
-
-    >>> from engine.widgets import get
-    >>> t = montecarlo.Tally("", get("atg.battle").confidence)
-    >>> t.ranges, t.at = ((0, 1),), 0  # trial 0's, as a run's job makes it
-    >>> read = battle_trial_watched(BATTLE_INPUTS.validate({}), montecarlo.trial_rng(1, 0), t)
-    >>> "rules.kill_xp" in read, "rules.versus_paradrop" in read
-    (True, False)
-    """
-    read: set[str] = set()
-    battle_trial(v, rng, tally, read)
-    return frozenset(f"rules.{name}" for name in read)
 
 
 def observed(o: Outcome) -> dict[str, Any]:
@@ -923,7 +912,7 @@ WIDGETS: Final[tuple[Widget, ...]] = (
     register(Widget("atg.battle", "One battle, round by round", BATTLE_INPUTS, battle_compute, battle_render,
                     sample=battle_sample, render_sample=battle_render_sample, check=battle_check,
                     trial=battle_trial, render_tally=battle_render_tally, trials=BATTLE_TRIALS,
-                    watched_trial=battle_trial_watched, watched="rules.",
+                    watched="rules.",
                     endings={e: ENDING_LABELS[e] for e in ENDINGS},
                     description="Both sides from unit types; one seeded battle with every attack explained.",
                     figures=_BATTLE_FIGURES)),
