@@ -48,7 +48,9 @@ from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUN
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge, start_floats)
 from .interception import Decision, intercepts
-from .rules import Rules, as_floats
+from ..montecarlo import Kept
+from ..settings import Watched
+from .rules import KEPT_RULES, Rules, as_floats
 from .setup import AIR_MISSIONS, BOMBARDMENTS, TAKES_HEX, Setup, SetupError, Unit, UnitState
 from .units import LANDSCAPES, UnitType
 
@@ -199,9 +201,10 @@ _setup_floats: list[Any] = [None, {}]
 the setup keeps them alive, so an ``id`` stays theirs while it is held."""
 
 
-_modifier_lists: list[Any] = [None, None, {}]
-"""The last setup and rules a battle was built for, and by which interceptors joined, its modifier lists
-(:meth:`Battle._build`): they depend on nothing else."""
+_modifier_lists = Kept(KEPT_RULES)
+"""By the setup and the rules a battle was built for (held with them), and by which interceptors joined, its
+modifier lists (:meth:`Battle._build`): they depend on nothing else. A watched battle's rules
+(:class:`engine.settings.Watched`) note what is read, so its lists are built afresh and not kept."""
 
 
 class Battle:
@@ -370,10 +373,13 @@ class Battle:
         """The work a target search by each side counts: its enemies looked over, plus its attack."""
         carrying = self.combat in ("paradrop", "airlift", "air_supply")
         self.transports_at_start = sum(1 for p in self.people[0] if p.t.transport) if carrying else 0
-        if _modifier_lists[0] is not s or _modifier_lists[1] is not self.rules or len(_modifier_lists[2]) > 64:
-            _modifier_lists[:] = [s, self.rules, {}]
+        rules = self.rules
+        built: dict[tuple[bool, ...], Any] = ({} if isinstance(rules, Watched) else
+                                              _modifier_lists.keep((id(s), id(rules)), lambda: (s, rules, {}))[2])
+        if len(built) > 64:
+            built.clear()
         joined = tuple(d.joins for d in self.decisions)
-        kept = _modifier_lists[2].get(joined)
+        kept = built.get(joined)
         if kept is None:
             self.never_overstacked = self._never_overstacked()
             self.defenders_may_capitulate = self._defenders_may_capitulate()
@@ -381,8 +387,8 @@ class Battle:
             checks = tuple(dict.fromkeys(ROUND_IDLE_WHEN[fn] for _, fn in mods[0] + mods[1] if fn in ROUND_IDLE_WHEN))
             idle_against = tuple(frozenset(fn for fn, idle in TARGET_IDLE_WHEN.items() if idle(self, side))
                                  for side in (0, 1))
-            kept = _modifier_lists[2][joined] = (mods, checks, {}, idle_against, self.never_overstacked,
-                                                 self.defenders_may_capitulate, self._type_facts())
+            kept = built[joined] = (mods, checks, {}, idle_against, self.never_overstacked,
+                                    self.defenders_may_capitulate, self._type_facts())
         (self.battle_modifiers, self.round_checks, self.round_lists, self.idle_against, self.never_overstacked,
          self.defenders_may_capitulate, facts) = kept
         """The attack and hit point modifiers that can differ from 1.0 in this battle; the checks of

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final, Literal, TypeAlias
 
+from ..montecarlo import Kept
 from ..settings import Watched, setting
 
 __all__ = ["Rules", "concentric_values", "as_floats", "Randomisation", "TieReading", "RULEVAR_NUMBERS"]
@@ -432,7 +433,13 @@ def concentric_values(rules: Rules) -> tuple[Fraction, ...]:
     return tuple(getattr(rules, f"concentric_{k}") for k in range(1, 9))
 
 
-_last_floats: list[tuple[Rules, dict[str, float]]] = []
+KEPT_RULES: Final = 256
+"""How many rules objects' derived numbers a battle keeps (:func:`as_floats`, the battle's modifier lists): a
+reading of every assumed setting plays some 140 rules objects in turn, call after call, and each built them
+again when only the last one was kept."""
+
+_floats = Kept(KEPT_RULES)
+"""Each rules object's floats, by its identity (held with them, so no other object takes it)."""
 
 FLAGS: Final = {"tie_to_attacker": ("tie_reading", "ties_to_attacker"), "whole_scores": ("randomisation", "whole"),
                 "panic_complement": ("panic_reading", "losses_above_morale")}
@@ -442,7 +449,8 @@ makes it 1.0."""
 
 def as_floats(rules: Rules | Watched) -> dict[str, float]:
     """Every setting as a float, for the hot path: converted once for a run of battles under the
-    same rules (the last rules' floats are kept; a battle reads them and never changes them).
+    same rules (the last :data:`KEPT_RULES` rules objects' floats are kept; a battle reads them and never changes
+    them).
 
     Choices become 0.0/1.0 flags (:data:`FLAGS`): ``tie_to_attacker``, ``whole_scores`` and ``panic_complement``.
     Watched rules (:class:`engine.settings.Watched`) give floats that note each read as a read of the setting
@@ -457,13 +465,14 @@ def as_floats(rules: Rules | Watched) -> dict[str, float]:
     """
     if isinstance(rules, Watched):
         return _WatchedFloats(as_floats(rules.rules_), rules.read_)
-    if _last_floats and _last_floats[0][0] is rules:
-        return _last_floats[0][1]
+    return _floats.keep(id(rules), lambda: (rules, _converted(rules)))[1]
+
+
+def _converted(rules: Rules) -> dict[str, float]:
     out = {f.name: float(getattr(rules, f.name)) for f in dataclasses.fields(rules)
            if not isinstance(getattr(rules, f.name), str)}
     for flag, (name, choice) in FLAGS.items():
         out[flag] = 1.0 if getattr(rules, name) == choice else 0.0
-    _last_floats[:] = [(rules, out)]
     return out
 
 

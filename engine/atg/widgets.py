@@ -27,6 +27,7 @@ engine.schema.InputError: unit_types.1.name: unit type row 2 is named 'Tank' lik
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -35,14 +36,15 @@ from typing import Any, Final
 from .. import figures as fig
 from .. import exactcheck, montecarlo, present
 from ..dice import prob_json
-from ..schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, Text, fraction_text, to_text
+from ..schema import (Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, Text, fraction_text, jsonable,
+                      to_text)
 from ..settings import Watched, rules_from, rules_group
 from ..widgets import Widget, register
 from . import parts
 from .endings import ENDINGS
 from .loop import WORK_LIMIT, BattleTooBig, Outcome, fight
 from .narrate import ENDING_TEXT, narrate
-from .rules import Rules, concentric_values
+from .rules import KEPT_RULES, Rules, concentric_values
 from .setup import COMBAT_TYPES, TAKES_HEX, AASupport, Interceptor, Setup, Unit, UnitState
 from .units import ILLUSTRATIVE, LANDSCAPES, ROSTER, ROSTER_ORDER, TARGET_GROUPS, UnitType
 
@@ -761,12 +763,17 @@ ENDING_LABELS: Final = {"attacker_won": "Attacker won", "defender_held": "Defend
 ENDING_SIDES: Final = {"attacker_won": "attacker", "defender_held": "defender", "silenced": "attacker"}
 
 def _setup(v: Mapping[str, Any]) -> tuple[Setup, Rules]:
-    """What every battle of these inputs starts from: the setup and the rules."""
-    return battle_setup(v), rules_from(Rules, v["rules"])
+    """What every battle of these inputs starts from: the setup and the rules. Inputs that differ only in their
+    rule variables (the readings of every assumed setting) share one setup, and the numbers battles keep for it."""
+    battle = json.dumps(jsonable({k: x for k, x in v.items() if k != "rules"}), sort_keys=True)
+    return _setups.keep(battle, lambda: battle_setup(v)), rules_from(Rules, v["rules"])
 
 
-_prepare = montecarlo.Prepared(_setup)
-"""Built once per validated inputs object (a chunk's trials, a sweep's calls share a few)."""
+_setups = montecarlo.Kept(8)
+"""Setups by their inputs as text (the rule variables left out)."""
+_prepare = montecarlo.Prepared(_setup, size=KEPT_RULES)
+"""Built once per validated inputs object (a chunk's trials, a sweep's calls share a few, a reading of the
+assumptions some 140)."""
 
 
 def battle_trial(v: Mapping[str, Any], rng: random.Random, tally: montecarlo.Tally,
