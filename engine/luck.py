@@ -89,9 +89,14 @@ def _frac_json(x: Fraction) -> dict[str, Any]:
     return {"exact": fraction_text(x), "float": float(x)}
 
 
-def _one_in(p: float, exact: bool = False) -> str:
+def _one_in(p: float) -> str:
+    """How often a share of trials is, in words that follow "happens" or a label and colon.
+
+    >>> _one_in(0), _one_in(1 / 14), _one_in(0.6)
+    ('in none of these trials', 'about 1 time in 14', 'about 60 times in 100')
+    """
     if p <= 0:
-        return "never with these inputs" if exact else "never, in these trials"
+        return "in none of these trials"
     n = 1 / p
     return "every time" if n < 1.05 else f"about 1 time in {n:,.0f}" if n >= 1.95 else f"about {p * 100:.0f} times in 100"
 
@@ -128,7 +133,8 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
         lower, upper = ("bad or worse for the attacker", "good or better for the attacker") if key == "outcomes" \
             else ("low or lower", "high or higher")
         tail, p = (lower, worse) if worse <= better else (upper, better)
-        out["sentence"] = f"A result this {tail} happens {_one_in(float(p), exact=True)}."
+        out["sentence"] = (f"A result this {tail} never happens with these inputs." if not p else
+                           f"A result this {tail} happens {_one_in(float(p))}.")
     else:
         total = trials or w.trials
         count = total - first if count is None else count
