@@ -20,6 +20,7 @@ import build
 from engine import schema, widgets
 from engine.schema import InputError
 
+from browsers import WARM_UP_OFF, settings_script
 from conftest import axe_violations, check_guard, kept_page, wait_until
 
 pytestmark = pytest.mark.browser
@@ -371,6 +372,28 @@ def test_phone_width_pages_fit_and_are_accessible(browser, site_url):
         if url in A11Y_SAMPLE or "/" not in url:
             assert axe_violations(page) == [], url
     context.close()
+
+
+def test_worked_examples_opened_at_phone_width_scroll_in_place(browser, site_url, built_site):
+    """A worked example's result is left out of the page and loaded when its details open (forms.js loadView):
+    as wide as the widget's own result, it must scroll in its place as that does. Small General's candidate
+    tables made the defenders page 272 px too wide at 375 px once an example was open."""
+    too_wide = []
+    with_examples = [url for url in PAGES if 'class="examples' in (built_site / url).read_text(encoding="utf-8")]
+    assert with_examples
+    for url in with_examples:  # a first visit each (one page going from one booting engine to the next crashed Chromium here)
+        context = browser.new_context(viewport={"width": PHONE_WIDTH, "height": 800}, is_mobile=True,
+                                      has_touch=True, service_workers="block")
+        context.add_init_script(settings_script(WARM_UP_OFF) + "globalThis.rulesExplorerWorkers = 1;")
+        page = context.new_page()
+        page.goto(site_url + url)
+        page.eval_on_selector_all(".examples details", "els => els.forEach(d => { d.open = true; })")
+        wait_until(page, "() => !document.querySelector('.examples details a[data-part-src]')", timeout=BOOT_MS)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        if overflow:
+            too_wide.append(f"{url}: {overflow} px")
+        context.close()
+    assert too_wide == [], f"too wide at {PHONE_WIDTH} px with the worked examples open: {too_wide}"
 
 
 NARROW_WIDTH = 320
