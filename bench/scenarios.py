@@ -459,7 +459,8 @@ def summarise(raw: dict[str, Any]) -> list[dict[str, Any]]:
         a = raw.get(f"{system}-assumptions")
         if not a or not a["runs"]:
             continue
-        played = f", {a['battles']:,} battles in all" if "battles" in a else ""  # runs before readings stopped early
+        # battles tallied (a reading's copy of a battle that never read its setting counts: engine.scenarios.figure_chunk)
+        played = f", {a['battles']:,} battle outcomes in all" if "battles" in a else ""  # none before readings stopped early
         what = f"{name} which assumptions matter ({a['variants']} readings x up to {a['trials']:,}{played})"
         first = [r["first"]["ms"] for r in a["runs"]]
         if system == "atg":
