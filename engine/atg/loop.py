@@ -42,14 +42,14 @@ from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any
 
+from ..montecarlo import Kept
+from ..settings import Watched
 from . import endings, parts
 from .attack import (ATTACK_MODIFIERS, HIT_POINT_MODIFIERS, LOGGED_ATTACKS, ROUND_IDLE_WHEN, TARGET_IDLE_WHEN,
                      Modifier, attack, hit_effects, kind_factors, live_modifiers)
 from .individuals import (CAPITULATED, CARRIED, DESTROYED, HIT, IN, KILLED, LOST, MISSION, ORDERLY, PANIC, TRAPPED,
                           PINNED_DOWN, RETREATED, RETREATING, Individual, merge, start_floats)
 from .interception import Decision, intercepts
-from ..montecarlo import Kept
-from ..settings import Watched
 from .rules import KEPT_RULES, Rules, as_floats
 from .setup import AIR_MISSIONS, BOMBARDMENTS, TAKES_HEX, Setup, SetupError, Unit, UnitState
 from .units import LANDSCAPES, UnitType
