@@ -627,3 +627,27 @@ def test_a_battles_assumptions_run_whose_readings_all_stop_keeps_its_calls_withi
     assert status == f"Done: {trials:,} trials.", status
     shows(driver, panel(BATTLE, ".scenario-result"), answer["html"], "every reading stopped at the first checkpoint")
     assert driver.errors() == []
+
+
+@browsers("chromium")
+def test_at_golds_assumptions_copy_the_battles_a_reading_never_read_and_end_on_cpythons_answer(driver, site_url):
+    """AT Gold's battles note the rule variables they read (``Widget.watched``), and each reading of a variable
+    a battle never read copies that battle instead of playing it: the page's run (Pyodide, calls of a few
+    trials on two engines) ends on CPython's answer. Chromium only, for the run's time budget: the copying is the
+    engine's Python, the same in every browser; the test above runs a battle's stopping stages in all three."""
+    from engine import sensitivity
+    w = widgets.get("atg.battle")
+    page, instance, trials = "atg/interception.html", "atg-intercept-battle", 60
+    open_live(driver, site_url + f"{page}#{instance}")
+    base = w.validate(base_inputs(driver, instance))
+    values = w.validate({**jsonable(base), "combat": "land", "interceptors": [], "aa_support": [],
+                         "attackers": [{"type": "Infantry", "count": 2}, {"type": "Tank", "count": 1}],
+                         "defenders": [{"type": "Infantry", "count": 2}]})
+    answer = once(sensitivity.sensitivity, w.id, values, seed=1, trials=trials, render=True)
+    state = w.state_text(values, base)
+    open_live(driver, site_url + f"{page}?{instance}={quote(state, safe='~.')}&{instance}.trials={trials}#{instance}")
+    driver.call(OPEN, f"#{instance}")
+    driver.call(CLICK, panel(instance, "[data-action=assumptions]"))
+    wait_done(driver, instance, timeout=240)
+    shows(driver, panel(instance, ".scenario-result"), answer["html"], "AT Gold's assumptions, battles copied")
+    assert driver.errors() == []
