@@ -217,3 +217,11 @@ def test_a_paradrop_run_lists_both_ways_it_can_end_with_no_defender():
     assert label in shown["paradrop"] and "Attacker won" in shown["paradrop"]
     assert label not in shown["land"] and "Attacker won" in shown["land"]
     assert label in shown["airstrike"] and "Attacker won" not in shown["airstrike"]
+
+
+def test_a_reading_of_every_assumption_fits_what_a_battle_keeps():
+    """A reading of AT Gold's assumptions plays every state in turn, call after call: the battle keeps the setup,
+    floats and modifier lists of that many rules objects (KEPT_RULES), or each call builds them all again."""
+    from engine import sensitivity
+    from engine.atg.rules import KEPT_RULES
+    assert sensitivity.readings("atg.battle", {}) <= KEPT_RULES

@@ -433,10 +433,11 @@ def concentric_values(rules: Rules) -> tuple[Fraction, ...]:
     return tuple(getattr(rules, f"concentric_{k}") for k in range(1, 9))
 
 
-KEPT_RULES: Final = 256
-"""How many rules objects' derived numbers a battle keeps (:func:`as_floats`, the battle's modifier lists): a
-reading of every assumed setting plays some 140 rules objects in turn, call after call, and each built them
-again when only the last one was kept."""
+KEPT_RULES: Final = 160
+"""How many rules objects' derived numbers a battle keeps (:func:`as_floats`, the battle's modifier lists, and
+the widget's setups by inputs object): a reading of every assumed setting plays 140 rules objects in turn, call
+after call, and each built them again when only the last one was kept. No more, for memory: each entry holds
+its validated inputs, some 40-55 kB for the pages' largest battles (160 of them about 9 MB)."""
 
 _floats = Kept(KEPT_RULES)
 """Each rules object's floats, by its identity (held with them, so no other object takes it)."""
