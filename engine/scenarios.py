@@ -450,22 +450,11 @@ def _watched_changes(w: widgets.Widget, vals: list[dict[str, Any]], playing: lis
     if _last_changes[0] is not vals:
         out = {}
         for k in range(1, len(vals)):
-            paths = frozenset(_differing(vals[0], vals[k]))
+            paths = frozenset(w.link_diff(vals[k], vals[0]))
             if paths and all(p.startswith(w.watched) for p in paths):
                 out[k] = paths
         _last_changes[:] = [vals, out]
     return {k: c for k, c in _last_changes[1].items() if k in playing}
-
-
-def _differing(a: Any, b: Any, path: str = "") -> list[str]:
-    """The paths at which two validated inputs differ (a whole list's, where a list differs).
-
-    >>> _differing({"rules": {"x": 1, "y": 2}, "units": [1]}, {"rules": {"x": 1, "y": 3}, "units": [2]})
-    ['rules.y', 'units']
-    """
-    if isinstance(a, Mapping) and isinstance(b, Mapping) and a.keys() == b.keys():
-        return [p for key in a if a[key] != b[key] for p in _differing(a[key], b[key], f"{path}{key}.")]
-    return [path[:-1]]
 
 
 def _estimate(t: Tally, name: str, f: Figure) -> dict[str, Any] | None:

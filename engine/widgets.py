@@ -373,8 +373,9 @@ def _diff(group: Group, values: Mapping[str, Any], base: Mapping[str, Any], pref
             continue
         path = f"{prefix}.{f.name}" if prefix else f.name
         if isinstance(f, Group):
-            _diff(f, values[f.name], base[f.name], path, out)
-        elif jsonable(values[f.name]) != jsonable(base[f.name]):
+            if values[f.name] != base[f.name]:  # most of a large form's groups are as the base has them
+                _diff(f, values[f.name], base[f.name], path, out)
+        elif values[f.name] != base[f.name] and jsonable(values[f.name]) != jsonable(base[f.name]):
             out[path] = to_text(values[f.name])
 
 
