@@ -355,6 +355,10 @@ SMALL_TARGETS = """(doc) => {
 }"""
 
 
+OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+"""How far a page is wider than its viewport (0 when nothing scrolls sideways)."""
+
+
 def test_phone_width_pages_fit_and_are_accessible(browser, site_url):
     """At 375 px in mobile emulation nothing makes a page scroll sideways (wide tables scroll in their own
     region), every control is a 24 px target, and axe passes."""
@@ -364,7 +368,7 @@ def test_phone_width_pages_fit_and_are_accessible(browser, site_url):
     all_pages = [p.url for p in build.collect_pages(build.Config())]
     for url in all_pages:
         page.goto(site_url + url)
-        overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        overflow = page.evaluate(OVERFLOW)
         assert overflow == 0, f"{url} is {overflow} px too wide at {PHONE_WIDTH} px"
         assert page.evaluate(SMALL_TARGETS) == [], url
         # axe at phone width on the first page of each system and the pages outside them
@@ -389,7 +393,7 @@ def test_worked_examples_opened_at_phone_width_scroll_in_place(browser, site_url
         page.goto(site_url + url)
         page.eval_on_selector_all(".examples details", "els => els.forEach(d => { d.open = true; })")
         wait_until(page, "() => !document.querySelector('.examples details a[data-part-src]')", timeout=BOOT_MS)
-        overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        overflow = page.evaluate(OVERFLOW)
         if overflow:
             too_wide.append(f"{url}: {overflow} px")
         context.close()
@@ -413,7 +417,7 @@ def test_pages_and_embeds_fit_a_320_px_frame(browser, site_url, built_site):
     too_wide = []
     for url in [p.url for p in build.collect_pages(build.Config())] + embeds:
         page.goto(site_url + url)
-        overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        overflow = page.evaluate(OVERFLOW)
         if overflow:
             too_wide.append(f"{url}: {overflow} px")
     context.close()
