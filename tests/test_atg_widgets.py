@@ -225,3 +225,27 @@ def test_a_reading_of_every_assumption_fits_what_a_battle_keeps():
     from engine import sensitivity
     from engine.atg.rules import KEPT_RULES
     assert sensitivity.readings("atg.battle", {}) <= KEPT_RULES
+
+
+def test_a_battles_setup_reads_no_rule_variable():
+    """States that differ only in their rule variables share one setup (``widgets._setup``, keyed by the other
+    inputs): right only while the setup is built without them, which this holds for every kind of battle."""
+    class Reads(dict):  # type: ignore[type-arg]
+        def __init__(self, v, keys):
+            super().__init__(v)
+            self.keys_ = keys
+
+        def __getitem__(self, key):
+            self.keys_.add(key)
+            return super().__getitem__(key)
+
+        def get(self, key, default=None):
+            self.keys_.add(key)
+            return super().get(key, default)
+
+    w = get("atg.battle")
+    for state in ({}, {"combat": "airstrike", "attackers": [{"type": "Bomber", "count": 2}]},
+                  {"interceptors": [{"type": "Fighter"}], "aa_support": [{"type": "Flak"}]}):
+        v, keys = w.validate(state), set()
+        battle_setup(Reads(v, keys))
+        assert keys and "rules" not in keys, state
