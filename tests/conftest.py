@@ -44,9 +44,15 @@ def built_site(tmp_path_factory) -> Path:
     Under pytest-xdist (``./dev test`` runs two workers) the first worker that
     needs it builds it into the run's shared temporary directory, holding a
     file lock; the others wait on the lock and use that build.
+
+    For the inner loop on one test, ``RULES_EXPLORER_BUILT_SITE=DIR`` (a ``build.py --output DIR`` of this very
+    tree, without xdist) is copied instead of building: a stale DIR tests stale pages, so CI never sets it.
     """
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         out = tmp_path_factory.mktemp("site")
+        if os.environ.get("RULES_EXPLORER_BUILT_SITE"):
+            shutil.copytree(os.environ["RULES_EXPLORER_BUILT_SITE"], out, dirs_exist_ok=True)
+            return out
         build.build(build.Config(output=out, runtime=True))
         return out
     import fcntl

@@ -171,9 +171,9 @@ def test_glossary_terms_match_whole_words_and_abbreviations_exactly():
 
 
 @pytest.fixture(scope="module")
-def real_build(tmp_path_factory):
-    out = tmp_path_factory.mktemp("real_site")
-    return out, build.build(build.Config(output=out, runtime=False))
+def real_build(built_site):
+    """The real site as built for the browser tests (one build a run), with its files as written."""
+    return built_site, {p.relative_to(built_site).as_posix(): p.read_bytes() for p in built_site.rglob("*") if p.is_file()}
 
 
 @pytest.fixture(scope="module")
