@@ -148,6 +148,25 @@ def test_a_seed_too_big_is_quoted_as_typed_and_old_outputs_are_marked(driver, si
 
 
 @browsers("chromium", "firefox", "webkit")
+def test_settings_after_the_links_hash_are_said_not_applied(driver, site_url):
+    """The site reads a widget's state from the query alone: settings a link puts after its "#" (made by hand,
+    or a "?" some tool turned into "#") are quoted, as text, in a notice that says so; the query still applies.
+    A plain anchor says nothing."""
+    page, w = "ocs/combat-table-and-odds.html", widgets.get("ocs.combat")
+    open_live(driver, site_url + f"{page}?ocs-odds.defense=4#ocs-odds")
+    assert driver.call(NOTICES) == ""
+    open_live(driver, site_url + f"{page}?ocs-odds.defense=5#ocs-odds.attack=%3Cb%3E13%3C/b%3E")
+    notices = driver.call(NOTICES)
+    assert notices == ('Part of this link was not applied: "ocs-odds.attack=<b>13</b>" comes after its "#", where '
+                       'the site reads no settings. A link copied from a widget puts them after "?".'), notices
+    assert driver.call("() => document.querySelector('.link-notice b') === null")
+    values = w.validate({**base_inputs(driver, "ocs-odds"), "defense": "5"})
+    assert values["attack"] == w.validate(None)["attack"]
+    shows(driver, "#ocs-odds .widget-result", w.render(w.run(values)), "the query applied, the hash not")
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox", "webkit")
 def test_a_link_whose_values_do_not_fit_together_is_said_to_be_undone_whole(driver, site_url):
     """Six sides attacked leave no free hex, so the link's hex sides cannot stand with the page's three free
     hexes: the widget's check refuses the pair, and none of the link is applied. The notice says that, not

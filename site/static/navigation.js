@@ -10,6 +10,7 @@ import { linkParams } from "./links.js";
 
 const PUBLISH_DELAY_MS = 150;
 const PARSED_AHEAD_MAX = 4; // pages parsed ahead of a click, kept at most
+const HASH_SHOWN = 120; // characters of a link's "#" part quoted in its notice, at most
 
 // Runs `task` once the browser is idle; where it cannot tell, after `fallbackMs`.
 function whenIdle(task, fallbackMs) {
@@ -61,6 +62,7 @@ export class Site {
     const known = new Set(this.widgets.map((w) => w.instance));
     const unknown = [...this.links.keys()].filter((k) => !known.has(k));
     if (unknown.length) this.reportUnknown(unknown, this.links);
+    if (location.hash.includes("=")) this.reportHashState(location.hash.slice(1));
     this.engineState(this.engine.state, this.engine.stage, mountId);
   }
 
@@ -97,13 +99,19 @@ export class Site {
   }
 
   reportUnknown(unknown, links) {
-    const note = document.createElement("div");
-    note.className = "link-notice";
-    note.setAttribute("role", "alert");
     const parts = unknown.map((k) => Object.keys(links.get(k)).map((p) => (p ? `${k}.${p}` : k)).join(", ")).join("; ");
     const applied = links.size > unknown.length ? " The rest of the link was applied." : "";
-    note.textContent = `Part of this link was not applied: ${parts} names no widget on this page.${applied}`;
-    document.querySelector("main article")?.prepend(note);
+    linkNotice(`Part of this link was not applied: ${parts} names no widget on this page.${applied}`);
+  }
+
+  // Settings written after the link's "#" (a hand-made link, or one whose "?" a tool turned into "#"): the site
+  // reads a widget's state from the query alone, so say that they were not applied rather than drop them unseen.
+  reportHashState(hash) {
+    let text = hash;
+    try { text = decodeURIComponent(hash); } catch { /* shown as it came */ }
+    const shown = text.length > HASH_SHOWN ? `${text.slice(0, HASH_SHOWN)}…` : text;
+    linkNotice(`Part of this link was not applied: "${shown}" comes after its "#", where the site reads no ` +
+      `settings. A link copied from a widget puts them after "?".`);
   }
 
   // The address bar and the share boxes follow the widgets' state once it has
@@ -266,4 +274,13 @@ export class Site {
     const main = document.getElementById("main");
     main?.focus({ preventScroll: true });
   }
+}
+
+// A notice about the page's link, at the top of the article, as text (a link's words are never markup).
+function linkNotice(text) {
+  const note = document.createElement("div");
+  note.className = "link-notice";
+  note.setAttribute("role", "alert");
+  note.textContent = text;
+  document.querySelector("main article")?.prepend(note);
 }
