@@ -48,6 +48,10 @@ __all__ = [
 ]
 
 
+MAX_FIELD_SHOWN = 64
+"""Longest field path a message repeats whole; every real path is shorter (tests/test_hostile.py holds it)."""
+
+
 class InputError(ValueError):
     """An input that the widget's schema does not allow.
 
@@ -62,7 +66,9 @@ class InputError(ValueError):
         self.field = field
         self.message = message
         self.allowed = allowed
-        super().__init__(f"{field}: {message}" if field else message)
+        # a link may name any field: the message quotes a name past every real path's length cut short
+        name = field if len(field) <= MAX_FIELD_SHOWN else field[:MAX_FIELD_SHOWN] + "…"
+        super().__init__(f"{name}: {message}" if field else message)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "InputError", "field": self.field, "message": str(self), "allowed": self.allowed}

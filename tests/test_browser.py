@@ -401,14 +401,17 @@ def test_worked_examples_opened_at_phone_width_scroll_in_place(browser, site_url
 
 
 def test_a_links_notices_wrap_at_phone_width(browser, site_url):
-    """A link's notices quote what it carried: a long key or a long "#" part, with no space to break at, wraps
-    inside its notice at 375 px rather than pushing the page wider."""
+    """A link's notices quote what it carried: a long key (of no widget, or of no input of a widget) or a long
+    "#" part, with no space to break at, wraps inside its notice at 375 px rather than pushing the page wider."""
     context = browser.new_context(viewport={"width": PHONE_WIDTH, "height": 800}, is_mobile=True, has_touch=True,
                                   service_workers="block")
     context.add_init_script(settings_script(WARM_UP_OFF) + "globalThis.rulesExplorerWorkers = 1;")
     page = context.new_page()
-    page.goto(site_url + f"ocs/combat-table-and-odds.html?no-such-widget.{'x' * 80}=1#ocs-odds.attack={'9' * 100}")
+    page.goto(site_url + f"ocs/combat-table-and-odds.html?no-such-widget.{'x' * 80}=1&ocs-odds.bogus_{'y' * 150}=1"
+                         f"#ocs-odds.attack={'9' * 100}")
     wait_until(page, "() => document.querySelectorAll('.link-notice').length === 2", timeout=BOOT_MS)
+    wait_until(page, "() => document.querySelector('#ocs-odds .widget-messages').textContent.includes('bogus_')",
+               timeout=BOOT_MS)
     assert page.evaluate(OVERFLOW) == 0
     context.close()
 

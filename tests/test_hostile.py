@@ -124,6 +124,29 @@ def test_prototype_named_link_keys_are_rejected_one_by_one(w):
     assert got["html"] == w.render(w.run(None))
 
 
+def _longest_path(group: schema.Group, prefix: str = "") -> str:
+    """The longest dotted path the widget's inputs have, list items at their last index."""
+    longest = prefix
+    for f in group.fields:
+        path = f"{prefix}.{f.name}" if prefix else f.name
+        if isinstance(f, schema.ListOf):
+            path = f"{path}.{f.max_items - 1}"
+            f = f.item
+        longest = max(longest, _longest_path(f, path) if isinstance(f, schema.Group) else path, key=len)
+    return longest
+
+
+@pytest.mark.parametrize("w", WIDGETS, ids=[w.id for w in WIDGETS])
+def test_a_long_unknown_key_is_quoted_cut_short_and_real_paths_whole(w):
+    """A link may carry a key of any length: its message repeats at most MAX_FIELD_SHOWN characters of it (a
+    150-character key made Small General's page 1,193 px too wide at 375 px), and no real input's path is cut."""
+    assert len(_longest_path(w.inputs)) <= schema.MAX_FIELD_SHOWN, _longest_path(w.inputs)
+    key = "bogus_" + "y" * 150
+    got = answer({"op": "from_link", "widget": w.id, "params": {key: "1"}})
+    [message] = [e["message"] for e in got["rejected"] if e["field"] == key]
+    assert message == "bogus_" + "y" * (schema.MAX_FIELD_SHOWN - 6) + "…: is not an input of this widget"
+
+
 MARKUP = '<img src=x onerror=alert(1)><script>alert(1)</script>"\'&'
 
 
