@@ -119,6 +119,23 @@ class Driver:
                 raise TimeoutError(f"{self.name}: timed out after {timeout:.0f} s waiting for {fn}")
             time.sleep(interval)
 
+    def wait_run_done(self, sim: str, timeout: float) -> None:
+        """Wait for the Monte Carlo run of the widget-sim ``sim`` to end done; if it does not, fail saying where
+        the run, the page's engine and the pool stood (a run that never ends must say why, not only that)."""
+        try:
+            self.wait("(s) => document.querySelector(s).dataset.state === 'done'", sim, timeout=timeout)
+        except TimeoutError as error:
+            raise TimeoutError(f"{error}; {self.call(RUN_STATE, sim)}; console: {self.errors()}") from None
+
+
+RUN_STATE = """(s) => { const e = document.querySelector(s), x = window.rulesExplorer ?? {}, p = x.pool, g = x.engine;
+    return {state: e?.dataset.state, progress: e?.querySelector('.sim-progress-text')?.textContent,
+            announce: e?.querySelector('.sim-announce')?.textContent,
+            engine: g && {state: g.state, restarts: g.bootRestarts, pending: g.pending?.size},
+            pool: p && {helpers: (p.helpers ?? []).map((h) => [h.state, h.pending?.size]), replaced: p.replaced,
+                        limit: String(p.limit), runs: p.runs?.size, active: p.active?.size}}; }"""
+"""Where a widget's run, the page's engine and the pool stand, for a test's failure message."""
+
 
 class Chromium(Driver):
     name = "chromium"

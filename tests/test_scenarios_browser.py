@@ -340,7 +340,7 @@ def test_a_battles_scenario_refuses_a_trials_box_it_cannot_run_and_counts_one_tr
     # The widget's own run of one battle says so in the singular too.
     driver.call("(s) => { document.querySelector(s).value = '1'; }", f"#{BATTLE} input.sim-trials")
     driver.call(CLICK, f"#{BATTLE} [data-action=sim-run]")
-    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", f"#{BATTLE} .widget-sim", timeout=60)
+    driver.wait_run_done(f"#{BATTLE} .widget-sim", timeout=60)
     announce = driver.call("(s) => document.querySelector(s).textContent", f"#{BATTLE} .sim-announce")
     assert announce == "Done: 1 trial.", announce
     assert driver.errors() == []
@@ -395,7 +395,7 @@ def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(dri
     driver.call(SHARE_ALWAYS)
     inputs = w.validate(base_inputs(driver, BATTLE))
     # The page's engine takes part only when nothing else has asked it for a while: let the form's run end.
-    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", f"#{BATTLE} .widget-sim", timeout=120)
+    driver.wait_run_done(f"#{BATTLE} .widget-sim", timeout=120)
     driver.call(OPEN, f"#{BATTLE}")
     vary(driver, BATTLE, "attacker.units.0.count", "1", "3")
     driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
@@ -422,7 +422,7 @@ def test_a_battle_sweep_and_compare_shared_by_two_engines_give_cpythons_html(dri
           once(scenarios.compare, w.id, inputs, b, seed=1, trials=SHARED_TRIALS, render=True)["html"],
           "the compare after a change")
     # Once the page is quiet, "how rare" (one tally) is shared by both engines too.
-    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", f"#{BATTLE} .widget-sim", timeout=120)
+    driver.wait_run_done(f"#{BATTLE} .widget-sim", timeout=120)
     driver.wait(HAS_OPTION, panel(BATTLE, "select.luck-what"), "number:defender.lost", timeout=60)
     driver.call(SET, panel(BATTLE, "select.luck-what"), "number:defender.lost")
     driver.call(SET, panel(BATTLE, "input.luck-value"), "3")
@@ -563,7 +563,7 @@ def test_how_lucky_places_what_happened_as_cpython_does(driver, site_url):
     shows(driver, panel(BATTLE, ".scenario-result"), expected, "how rare a battle's ending is")
     # The seeded battle says the same of itself once a run of its inputs has ended: among that run's battles.
     driver.call(CLICK, f"#{BATTLE} [data-action=sim-run]")
-    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", f"#{BATTLE} .widget-sim", timeout=120)
+    driver.wait_run_done(f"#{BATTLE} .widget-sim", timeout=120)
     tally = b.estimate(inputs, 1, 0, BATTLE_TRIALS).to_json()
     note = once(luck.luck, b.id, inputs, b.roll(inputs, 1)["observed"], seed=1, count=0, tally=tally)["note"]
     driver.wait("([s, t]) => { const p = document.querySelector(s); return !p.hidden && !p.dataset.outdated "

@@ -95,7 +95,7 @@ def test_stop_ends_a_run_within_a_chunk(driver, site_url):
     assert re.fullmatch(rf"{done} of 100,000 trials, [0-9.]+ m?s; stopped", progress), (progress, announce)
     # The engine answers at once afterwards: a short run ends with CPython's figures.
     driver.call(SET_TRIALS, SIM, "200")
-    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=30)
+    driver.wait_run_done(SIM, timeout=30)
     shows(driver, f"{SIM} .sim-result", expected(driver, 1, 200), "a run after a stop")
     assert driver.errors() == []
 
@@ -114,7 +114,7 @@ def test_a_link_sets_the_state_seed_and_trials(driver, site_url):
                                  f"#{INSTANCE}")
     shows(driver, f"#{INSTANCE} .widget-result", w.render(w.run(values)), "the compact link's state")
     assert driver.call("(s) => document.querySelector(s).value", f"#{INSTANCE}--{choice.name}") == values[choice.name]
-    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=60)
+    driver.wait_run_done(SIM, timeout=60)
     shows(driver, f"{SIM} .sim-result", w.render_tally(w.estimate(values, 7, 0, 300), values), "the linked run")
     assert driver.call("(s) => document.querySelector(s + ' .sim-trials').value", SIM) == "300"
     # A new seed runs again: the estimate shown, and the link, are the new seed's (the old one's stayed before).
@@ -135,11 +135,11 @@ def test_a_run_shared_by_two_workers_gives_one_workers_figures(driver, site_url)
     open_live(driver, site_url + PAGE)
     driver.call("() => { const p = window.rulesExplorer.pool; p.size = 3; p.fixed = true; p.spawnAfterMs = 0; }")
     driver.call(SET_TRIALS, SIM, "100")  # starts the extra worker at once (a page waits half a second)
-    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=60)
+    driver.wait_run_done(SIM, timeout=60)
     shows(driver, f"{SIM} .sim-result", expected(driver, 1, 100), "a run while the extra worker boots")
     driver.wait("() => window.rulesExplorer.pool.helpers?.every((h) => h.state === 'live')", timeout=60)
     driver.call(SET_TRIALS, SIM, "600")  # 8 blocks of 75 (pool.js: BLOCKS_PER_WORKER a worker), some on each
-    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=120)
+    driver.wait_run_done(SIM, timeout=120)
     shows(driver, f"{SIM} .sim-result", expected(driver, 1, 600), "the estimate merged from two workers")
     shared = driver.call("(s) => document.querySelector(s).dataset.workers", SIM)
     assert shared in ("2", "3"), shared  # both extra workers (the main worker may have joined them)
@@ -349,7 +349,7 @@ def test_the_pool_keeps_only_the_workers_that_make_a_run_faster(driver, site_url
     200 a side (some 7 ms a trial in a browser), so that the run goes on until the pool is sized, however slowly
     the workers start on a loaded machine: the page's default battle's 100,000 trials end in some 30 s."""
     values = open_battle(driver, site_url, SIZING_ROWS, 1)  # the link's own run: one battle, too short to size
-    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=120)
+    driver.wait_run_done(SIM, timeout=120)
     driver.call("() => { const p = window.rulesExplorer.pool; p.size = 4; p.fixed = false; p.spawnAfterMs = 0; }")
     driver.call(SET_TRIALS, SIM, "100000")
     # Sized: a worker was given back, or every one the size allows was tried and kept.
@@ -372,6 +372,6 @@ def test_the_pool_keeps_only_the_workers_that_make_a_run_faster(driver, site_url
     assert limit == (helpers if not all(d["kept"] for d in sizing) else None), f"{driver.name}: limit {limit}, {sizing}"
     print(f"{driver.name}: sized to {helpers} extra worker(s): {sizing}")
     driver.call(SET_TRIALS, SIM, "400")
-    driver.wait("(s) => document.querySelector(s).dataset.state === 'done'", SIM, timeout=60)
+    driver.wait_run_done(SIM, timeout=60)
     shows(driver, f"{SIM} .sim-result", estimate_html("atg.battle", values, 1, 400), "a run after the pool was sized")
     assert driver.errors() == []
