@@ -12,6 +12,20 @@ export const COMPACT_OVER = 600;
 export const SAFE_LINK_LENGTH = 8000;
 export const DEFAULT_SEED = "1";
 
+// Characters of a link's "#" part quoted in its notice, at most.
+export const HASH_SHOWN = 120;
+
+// What a link carried after its "#" that looks like settings ("sg-combat.terrain=forest"), decoded and cut to
+// HASH_SHOWN characters, or null for a plain anchor. The site reads settings from the query alone, so the page
+// says these were not applied. A text fragment (":~:text=…", which some browsers leave in the hash) is not settings.
+export function hashSettings(hash) {
+  const part = hash.replace(/^#/, "").split(":~:")[0];
+  if (!part.includes("=")) return null;
+  let text = part;
+  try { text = decodeURIComponent(part); } catch { /* quoted as it came */ }
+  return text.length > HASH_SHOWN ? `${text.slice(0, HASH_SHOWN)}…` : text;
+}
+
 export function linkParams() {
   // instance -> {path: text} from the query string. A Map, and objects with no
   // prototype: a link's keys (`__proto__`, `constructor`) are data, never a

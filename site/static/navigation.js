@@ -6,11 +6,10 @@ import { Engine } from "./engine-client.js";
 import { Pool } from "./pool.js";
 import { LiveWidget } from "./calculator.js";
 import { updateListButtons } from "./forms.js";
-import { linkParams } from "./links.js";
+import { hashSettings, linkParams } from "./links.js";
 
 const PUBLISH_DELAY_MS = 150;
 const PARSED_AHEAD_MAX = 4; // pages parsed ahead of a click, kept at most
-const HASH_SHOWN = 120; // characters of a link's "#" part quoted in its notice, at most
 
 // Runs `task` once the browser is idle; where it cannot tell, after `fallbackMs`.
 function whenIdle(task, fallbackMs) {
@@ -62,7 +61,8 @@ export class Site {
     const known = new Set(this.widgets.map((w) => w.instance));
     const unknown = [...this.links.keys()].filter((k) => !known.has(k));
     if (unknown.length) this.reportUnknown(unknown, this.links);
-    if (location.hash.includes("=")) this.reportHashState(location.hash.slice(1));
+    const hashed = hashSettings(location.hash);
+    if (hashed !== null) this.reportHashState(hashed);
     this.engineState(this.engine.state, this.engine.stage, mountId);
   }
 
@@ -106,10 +106,7 @@ export class Site {
 
   // Settings written after the link's "#" (a hand-made link, or one whose "?" a tool turned into "#"): the site
   // reads a widget's state from the query alone, so say that they were not applied rather than drop them unseen.
-  reportHashState(hash) {
-    let text = hash;
-    try { text = decodeURIComponent(hash); } catch { /* shown as it came */ }
-    const shown = text.length > HASH_SHOWN ? `${text.slice(0, HASH_SHOWN)}…` : text;
+  reportHashState(shown) {
     linkNotice(`Part of this link was not applied: "${shown}" comes after its "#", where the site reads no ` +
       `settings. A link copied from a widget puts them after "?".`);
   }
