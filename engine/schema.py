@@ -67,8 +67,7 @@ class InputError(ValueError):
         self.message = message
         self.allowed = allowed
         # a link may name any field: the message quotes a name past every real path's length cut short
-        name = field if len(field) <= MAX_FIELD_SHOWN else field[:MAX_FIELD_SHOWN] + "…"
-        super().__init__(f"{name}: {message}" if field else message)
+        super().__init__(f"{cut(field, MAX_FIELD_SHOWN)}: {message}" if field else message)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "InputError", "field": self.field, "message": str(self), "allowed": self.allowed}
@@ -104,15 +103,18 @@ def shown(value: Any, limit: int = 24) -> str:
     if isinstance(value, bool) or value is None:  # as JSON, a link or a form spells them
         return "null" if value is None else "true" if value else "false"
     if isinstance(value, Fraction):
-        value = fraction_text(value)
-        text = value if len(value) <= limit else value[:limit] + "…"
-        return text
+        return cut(fraction_text(value), limit)
     if isinstance(value, str):
-        return repr(value if len(value) <= limit else value[:limit] + "…")
+        return repr(cut(value, limit))
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** limit:
         return "a number too large to show"
     text = repr(value)
     return text if len(text) <= limit + 2 else text[:limit] + "…"
+
+
+def cut(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and an ellipsis when longer."""
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def json_depth_ok(text: str, limit: int) -> bool:

@@ -378,6 +378,14 @@ def test_phone_width_pages_fit_and_are_accessible(browser, site_url):
     context.close()
 
 
+def live_phone_context(browser):
+    """A phone's context (375 px, touch) whose pages go live with one engine and no warm-up or service worker."""
+    context = browser.new_context(viewport={"width": PHONE_WIDTH, "height": 800}, is_mobile=True, has_touch=True,
+                                  service_workers="block")
+    context.add_init_script(settings_script(WARM_UP_OFF) + "globalThis.rulesExplorerWorkers = 1;")
+    return context
+
+
 def test_worked_examples_opened_at_phone_width_scroll_in_place(browser, site_url, built_site):
     """A worked example's result is left out of the page and loaded when its details open (forms.js loadView):
     as wide as the widget's own result, it must scroll in its place as that does. Small General's candidate
@@ -386,9 +394,7 @@ def test_worked_examples_opened_at_phone_width_scroll_in_place(browser, site_url
     with_examples = [url for url in PAGES if 'class="examples' in (built_site / url).read_text(encoding="utf-8")]
     assert with_examples
     for url in with_examples:  # a first visit each (one page going from one booting engine to the next crashed Chromium here)
-        context = browser.new_context(viewport={"width": PHONE_WIDTH, "height": 800}, is_mobile=True,
-                                      has_touch=True, service_workers="block")
-        context.add_init_script(settings_script(WARM_UP_OFF) + "globalThis.rulesExplorerWorkers = 1;")
+        context = live_phone_context(browser)
         page = context.new_page()
         page.goto(site_url + url)
         page.eval_on_selector_all(".examples details", "els => els.forEach(d => { d.open = true; })")
@@ -403,9 +409,7 @@ def test_worked_examples_opened_at_phone_width_scroll_in_place(browser, site_url
 def test_a_links_notices_wrap_at_phone_width(browser, site_url):
     """A link's notices quote what it carried: a long key (of no widget, or of no input of a widget) or a long
     "#" part, with no space to break at, wraps inside its notice at 375 px rather than pushing the page wider."""
-    context = browser.new_context(viewport={"width": PHONE_WIDTH, "height": 800}, is_mobile=True, has_touch=True,
-                                  service_workers="block")
-    context.add_init_script(settings_script(WARM_UP_OFF) + "globalThis.rulesExplorerWorkers = 1;")
+    context = live_phone_context(browser)
     page = context.new_page()
     page.goto(site_url + f"ocs/combat-table-and-odds.html?no-such-widget.{'x' * 80}=1&ocs-odds.bogus_{'y' * 150}=1"
                          f"#ocs-odds.attack={'9' * 100}")
