@@ -323,12 +323,13 @@ def _scenario(w: widgets.Widget, op: str, message: Mapping[str, Any]) -> dict[st
                 raise InputError("full", f"{shown(full)} is not true or false", "true (every reading plays every "
                                  "trial) or false (a reading that changes almost no battle stops early)")
             kw = {"seed": seed, "trials": total, "first": first, "count": count, "tally": message.get("tally"),
-                  "full": full, "stage": message.get("stage"), "parts": message.get("parts")}
+                  "full": full, "stage": message.get("stage"), "parts": message.get("parts"),
+                  "slice_": message.get("slice"), "slice_tally": message.get("slice_tally")}
         answer = sensitivity.sensitivity(w.id, message.get("inputs"), figure=message.get("figure"), render=render, **kw)
         if kw:  # the page's calls grow while readings stop and fewer states play a trial: this bounds them
             answer["most_count"] = _most_count(states)
         instance = message.get("instance")
-        if isinstance(instance, str) and 0 < len(instance) <= 100:
+        if isinstance(instance, str) and 0 < len(instance) <= 100 and "sentence" in answer:  # (a slice has none)
             answer["note"] = sensitivity.note_html(answer, instance)  # the sentence under the widget's result
         return answer
     if op == "luck":

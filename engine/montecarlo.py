@@ -312,6 +312,34 @@ class Tally:
                     dest[k] = dest.get(k, 0) + n
         return out
 
+    def beside(self, other: Tally, key: str) -> Tally:
+        """A new tally, under ``key``, of the same trials with the quantities of both: each measured other
+        quantities of them (slices of one reading of every assumed setting, :mod:`engine.sensitivity`).
+        Raises ValueError when the trials or the confidence differ, or a quantity is in both.
+
+        >>> a, b = Tally("k"), Tally("k")
+        >>> a.ranges = b.ranges = ((0, 2),)
+        >>> a.measure("0.x", 1); b.measure("1.x", 3)
+        >>> sorted(a.beside(b, "whole").sums), a.beside(b, "whole").trials
+        (['0.x', '1.x'], 2)
+        >>> a.beside(a, "whole")
+        Traceback (most recent call last):
+        ...
+        ValueError: these tallies measured the same quantity of the same trials
+        """
+        if other.ranges != self.ranges or other.confidence != self.confidence:
+            raise ValueError("these tallies hold other trials (or another confidence)")
+        if (self.sums.keys() & other.sums.keys() or self.counts.keys() & other.counts.keys()
+                or self.hists.keys() & other.hists.keys()):
+            raise ValueError("these tallies measured the same quantity of the same trials")
+        out = Tally(key, self.confidence)
+        out.ranges = self.ranges
+        for src in (self, other):
+            out.counts.update({var: dict(per) for var, per in src.counts.items()})
+            out.sums.update(src.sums)
+            out.hists.update({name: dict(h) for name, h in src.hists.items()})
+        return out
+
     def copy(self) -> Tally:
         return Tally(self.key, self.confidence).merged(self)
 

@@ -381,7 +381,8 @@ def chunk_states(w: widgets.Widget, variants: list[Any], seed: int, pairing: str
 
 
 def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, count: int,
-                 pairing: str = "common", only: Sequence[int] | None = None, rule: str = "") -> dict[str, Any]:
+                 pairing: str = "common", only: Sequence[int] | None = None, rule: str = "",
+                 base: bool = True) -> dict[str, Any]:
     """One job: trials ``first`` … ``first + count - 1`` of each variant (a list of inputs), as a tally of
     per-trial figure values: ``k.name`` (variant *k*) and, for two variants, ``d.name`` (B − A of the same trial);
     for more, ``dk.name`` (variant *k* − variant 0 of the same trial).
@@ -391,7 +392,8 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
     process pool or a Dask worker runs it as it is); the answer is a function of the arguments alone.
     ``only`` (several variants) plays variant 0 and only the variants listed (the readings
     :mod:`engine.sensitivity` has not stopped); ``rule`` names the rule that chose them and goes into the key,
-    so a tally of one rule never merges with another's.
+    so a tally of one rule never merges with another's. ``base=False`` plays variant 0 for the others' copies
+    and differences but measures none of its figures (a slice of a reading after the first, which measured them).
     """
     w = widgets.get(widget_id)
     if w.trial is None:
@@ -401,14 +403,14 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
     out = Tally(key, w.confidence)
     out.ranges = out.covers(first, first + count)
     figs = w.figures
-    base: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []  # variant 0's figures, trial by trial
     changes = _watched_changes(w, vals, playing, pairing)
     read: list[frozenset[str]] = []  # the watched inputs each of variant 0's trials read (when one may be copied)
     for k in playing:  # one variant's trials after another: a battle's setup is built once a variant, not a trial
         v = vals[k]
         for i in range(first, first + count):
             if k in changes and not changes[k] & read[i - first]:
-                row = base[i - first]  # the trial read none of the inputs this variant changes: it plays alike
+                row = rows[i - first]  # the trial read none of the inputs this variant changes: it plays alike
             else:
                 one = Tally("", w.confidence)
                 one.ranges = ((i, i + 1),)
@@ -425,12 +427,15 @@ def figure_chunk(widget_id: str, variants: list[Any], seed: int, first: int, cou
                     if x is None:
                         raise ValueError(f"{w.id}: figure {f.name} read nothing from a trial")
                     row[f.name] = x
+            if k == 0:
+                rows.append(row)
+                if base:
+                    for f in figs:
+                        out.measure(f"0.{f.name}", row[f.name])
+                continue
             for f in figs:
                 out.measure(f"{k}.{f.name}", row[f.name])
-            if k == 0:
-                base.append(row)
-                continue
-            got = base[i - first]  # the same trial of variant 0
+            got = rows[i - first]  # the same trial of variant 0
             for f in figs:  # two variants: d.name (B − A); more: dk.name against the first (engine.sensitivity)
                 out.measure(f"d.{f.name}" if len(vals) == 2 else f"d{k}.{f.name}", row[f.name] - got[f.name])
     return out.to_json()

@@ -39,6 +39,7 @@ battles (40 against 40: 36,298 in a run of 1,000 instead of 45,900).
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from collections.abc import Mapping, Sequence
@@ -49,8 +50,8 @@ from typing import Any, Final
 from . import widgets
 from .montecarlo import Tally, wilson
 from .scenarios import (Mapper, _chunks, _estimate, _figures, _label, _read_tally, _run_jobs, _shown_value,
-                        _value_json, _with, chunk_states, exact_figures, merged_state, serial)
-from .schema import Boolean, Choice, Field, InputError, Integer, Number, fraction_text, jsonable
+                        _value_json, _with, chunk_states, exact_figures, figure_chunk, merged_state, serial)
+from .schema import Boolean, Choice, Field, InputError, Integer, Number, fraction_text, jsonable, shown
 
 __all__ = ["alternatives", "sensitivity", "sensitivity_html", "note_html", "tornado_svg", "readings",
            "LARGE_PROBABILITY_SPREAD", "LARGE_RELATIVE_SPREAD", "STOP_CHECKPOINTS", "NEGLIGIBLE_SHARE", "STOP_RULE"]
@@ -265,6 +266,22 @@ def _check_part(carried: Tally | None, part: Tally | None, i: int, n_states: int
                              "partial states of this run, each played with the set of its stage")
 
 
+MAX_SLICES: Final = 64
+"""The most slices a call's trials may be played in (a trial over 6 s in the browser is not sliced)."""
+
+
+def _slice_of(raw: Any, count: int, stages: int) -> tuple[int, int]:
+    """``[k, P]``: the k-th of P slices (from 0) of trials within one stage."""
+    ok = (isinstance(raw, list) and len(raw) == 2 and all(type(x) is int for x in raw)
+          and 1 <= raw[1] <= MAX_SLICES and 0 <= raw[0] < raw[1])
+    if not ok:
+        raise InputError("slice", f"{shown(raw)} is not a slice of the readings",
+                         f"[k, P]: P from 1 to {MAX_SLICES}, k from 0 to P - 1")
+    if count < 1 or stages > 2:
+        raise InputError("slice", "a slice plays one or more trials within one stage", "trials between checkpoints")
+    return raw[0], raw[1]
+
+
 def stage_of(t: Tally, n_states: int, head: Any, stops: tuple[int, ...], total: int,
              key: str) -> dict[str, Any] | None:
     """The stage of the first trial ``t`` lacks and the readings that play it, when ``t`` tells (it holds every
@@ -300,7 +317,7 @@ def _reading(t: Tally, k: int, head: Any, base: dict[str, Any],
 def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str | None = None, seed: int = 1,
                 trials: int | None = None, first: int = 0, count: int | None = None, tally: Any = None,
                 chunk: int = 0, mapper: Mapper = serial, render: bool = False, full: bool = False,
-                stage: Any = None, parts: Any = None) -> dict[str, Any]:
+                stage: Any = None, parts: Any = None, slice_: Any = None, slice_tally: Any = None) -> dict[str, Any]:
     """Each assumed setting's other readings, ranked by how far they move ``figure`` (the headline by default).
 
     Estimators run trials ``first`` … ``first + count − 1`` (default: all ``trials``, the widget's run size)
@@ -310,6 +327,13 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
     answer gave it); a call goes into the next stage only with every trial of this one. ``parts``, other
     engines' partial states of the run (:func:`engine.scenarios.merged_state`), are merged into ``tally``
     first, each checked against the readings its stage plays.
+
+    ``slice_=[k, P]`` plays the k-th of P slices of the readings that play these trials (every P-th, from the
+    k+1-th; the inputs as they are in each, for the copies and differences, measured in the first), so an
+    engine that must answer a reader soon can play a trial too long for it in P short calls. Slices come in
+    order, each with the ``slice_tally`` the one before answered (its key names the slice, so no other call
+    takes it for the run's); the last joins them into an ordinary tally of the trials, added to ``tally``:
+    the sums of one call, as every (trial, reading) is measured once.
     """
     w = widgets.get(widget_id)
     figs = _figures(w, None)
@@ -352,9 +376,45 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
             for i, raw in enumerate(parts, 1):
                 _check_part(t, _read_tally(raw, "parts"), i, len(data), head, stops, total, key)
             t = merged
+            if t is not None and t.key != key:
+                raise InputError("parts", "a partial state belongs to other inputs, another seed or another run",
+                                 "partial states of this run")
         if count < 0 or count == 0 and t is None:  # 0 with a tally: only merge (the request's parts) and render
             raise InputError("count", "no trials left to run", "1 or more")
         cuts = [first] + [c for c in stops if first < c < first + count] + [first + count]
+        if slice_ is not None:  # one slice of these trials' readings: the last joins the others into a tally
+            k, pieces = _slice_of(slice_, count, len(cuts))
+            only = _playing(t, stage, first, len(data), head, stops, total, key)
+            listed = list(range(1, len(data))) if only is None else only
+            earlier = _read_tally(slice_tally, "slice_tally")
+            # A slice's state names the slices played and the readings they were cut from (which the tally or
+            # stage sent with each slice decides), so every slice of a trial cuts the same readings.
+            cut_from = hashlib.sha256(repr(listed).encode("utf-8")).hexdigest()[:12]
+            want = f"{key} slice {k} of {pieces} of {cut_from}"
+            if k and (earlier is None or earlier.key != want or earlier.ranges != ((first, first + count),)):
+                raise InputError("slice_tally", f"slice {k + 1} of {pieces} of trials {first:,} to "
+                                 f"{first + count - 1:,} adds to the state the slice before it gave, as it is",
+                                 "the answer's slice_tally of the slice before")
+            if not k and earlier is not None:
+                raise InputError("slice_tally", "a first slice starts afresh", "none")
+            played_now = Tally.from_json(figure_chunk(w.id, data, seed, first, count, "common", listed[k::pieces],
+                                                      rule, base=not k))
+            done = k + 1 == pieces
+            name = key if done else f"{key} slice {k + 1} of {pieces} of {cut_from}"
+            try:
+                joined = played_now if earlier is None else earlier.beside(played_now, name)
+            except ValueError as exc:
+                raise InputError("slice_tally", str(exc), "the answer's slice_tally of the slice before") from None
+            joined.key = name
+            if not done:  # nothing to say yet: the trials are not whole
+                return {**out, "seed": seed, "tally": None if t is None else t.to_json(), "slice": [k + 1, pieces],
+                        "slice_tally": joined.to_json(), "trials": 0 if t is None else t.trials, "next": first,
+                        "done": False}
+            try:
+                t = joined if t is None else t.merged(joined)
+            except ValueError as exc:
+                raise InputError("first", f"{exc}; each trial is counted once", "trials not yet in the tally") from None
+            cuts = []
         if count == 0 and t is not None and t.ranges and _covers_prefix(t, _stage(t.ranges[-1][1] - 1, stops, total)[0]):
             _playing(t, None, t.ranges[-1][1] - 1, len(data), head, stops, total, key)  # a merge's parts, checked
         for a, b in zip(cuts, cuts[1:]):  # a stage ends at each checkpoint: the rule looks at trials 0 … c−1

@@ -301,12 +301,29 @@ SMALL_ATG = {"attackers": [{"type": "Infantry", "count": 2}, {"type": "Tank", "c
 """AT Gold's smallest useful battle: 133 readings, some play on past each checkpoint (7 s a run of 520)."""
 
 
+def page_engine_call(message, own, first, count, stage, slices):
+    """The page engine's trials ``first`` … ``first + count − 1`` added to its own tally, in one call or (a trial
+    too long for the reader's engine) in ``slices`` calls, each a slice of the readings, as scenario.js plays
+    them: the slices before the last carry no tally, only the slice state the one before gave."""
+    partial = None
+    for k in range(slices):
+        last = k == slices - 1
+        answer = api.handle_message({**message, "tally": own if last else None, "first": first, "count": count,
+                                     "render": False, **({"stage": stage} if stage else {}),
+                                     **({"slice": [k, slices], "slice_tally": partial} if slices > 1 else {})})
+        assert "error" not in answer, answer
+        assert ("slice_tally" in answer) == (not last) and answer["done"] is False
+        partial = answer.get("slice_tally")
+    return answer
+
+
 def shared_run(widget, inputs, seed, trials, rand):
     """The run as the page shares it (site/static/scenario.js `shared`), through the API: the helper's calls
     from each stage's first trial on, carrying the whole tally; the page engine's from the stage's last trial
-    back, each carrying its own tally and the stage the helper's answer gave, handed to the helper's next call
-    as `parts` at random moments. At each checkpoint a call of count 0 brings the stage's last parts in, and its
-    answer is kept; the stage's split point and every call's length are random."""
+    back, each carrying its own tally and the stage the helper's answer gave (at random, in one to three slices
+    of the readings), handed to the helper's next call as `parts` at random moments. At each checkpoint a call
+    of count 0 brings the stage's last parts in, and its answer is kept; the stage's split point and every
+    call's length are random."""
     message = {"op": "sensitivity", "widget": widget, "inputs": inputs, "seed": seed, "trials": trials}
     bounds = [0] + [c for c in sensitivity.STOP_CHECKPOINTS if c < trials] + [trials]
     helper, stage, at_checkpoints = None, None, {}
@@ -336,9 +353,7 @@ def shared_run(widget, inputs, seed, trials, rand):
                 helper, pending, stage = answer["tally"], [], answer["stage"]
             n = min(back - cut, rand.randint(1, 25))
             back -= n
-            answer = api.handle_message({**message, "tally": own, "first": back, "count": n, "render": False,
-                                         **({"stage": stage} if c else {})})
-            assert "error" not in answer, answer
+            answer = page_engine_call(message, own, back, n, stage if c else None, rand.choice((1, 1, 2, 3)))
             own = answer["tally"]
             if rand.random() < 0.4 or back == cut:
                 pending, own = pending + [own], None
@@ -407,3 +422,48 @@ def test_a_call_into_the_next_stage_before_this_one_is_whole_is_refused_in_one_l
     mixed = api.handle_message({**message, "tally": whole["tally"], "first": 200, "count": 10,
                                 "parts": [wrong["tally"]]})
     assert mixed["error"]["field"] == "parts" and "another set of readings" in mixed["error"]["message"]
+
+
+def test_a_trial_played_in_slices_of_its_readings_gives_the_one_call_tally_and_refuses_slices_out_of_order():
+    """An engine that must answer a reader soon plays a long trial of every reading in slices (scenario.js, the
+    page engine): any number of slices, in any stage, joins into the tally of one call; a slice state is never
+    taken for the run's, slices come in order from the same readings, and a malformed slice is refused in words."""
+    message = {"op": "sensitivity", "widget": "sgs.battle", "inputs": {}, "seed": STOP_SEED, "trials": STOP_TRIALS}
+    whole = api.handle_message({**message, "count": 200})
+    stage = whole["stage"]
+    for first, count, carried, extra in ((0, 7, None, {}), (190, 10, None, {}), (200, 5, whole["tally"], {}),
+                                         (300, 3, None, {"stage": stage})):
+        one = api.handle_message({**message, "tally": carried, "first": first, "count": count, **extra})
+        for slices in (1, 2, 3, 7):
+            got = page_engine_call(message, carried, first, count, stage if first >= 200 else None, slices)
+            assert got["tally"] == one["tally"], (first, slices)
+    second = api.handle_message({**message, "first": 0, "count": 7, "slice": [0, 3]})
+    partial = second["slice_tally"]
+    assert second["slice"] == [1, 3] and second["tally"] is None and partial["key"] != whole["tally"]["key"]
+    refused = [  # (request, field)
+        ({"first": 0, "count": 7, "slice": [2, 3], "slice_tally": partial}, "slice_tally"),  # a slice skipped
+        ({"first": 0, "count": 7, "slice": [1, 3]}, "slice_tally"),  # without the slice before
+        ({"first": 0, "count": 7, "slice": [0, 3], "slice_tally": partial}, "slice_tally"),  # a first with one
+        ({"first": 1, "count": 6, "slice": [1, 3], "slice_tally": partial}, "slice_tally"),  # other trials
+        ({"first": 300, "count": 7, "slice": [1, 3], "slice_tally": partial, "stage": stage}, "slice_tally"),
+        ({"first": 0, "count": 7, "tally": partial}, "tally"),  # a slice state is not the run's tally
+        ({"first": 7, "count": 7, "parts": [partial]}, "parts"),  # nor one of its parts
+        ({"first": 195, "count": 10, "slice": [0, 2]}, "slice"),  # across a checkpoint
+        ({"first": 0, "count": 7, "slice": [3, 3]}, "slice"),
+        ({"first": 0, "count": 7, "slice": [0, 10**9]}, "slice"),
+        ({"first": 0, "count": 7, "slice": [True, 2]}, "slice"),
+        ({"first": 0, "count": 7, "slice": "0/2"}, "slice"),
+        ({"first": 0, "count": 7, "slice": [1, 3], "slice_tally": {"key": 1}}, "slice_tally"),
+    ]
+    for request, field in refused:
+        bad = api.handle_message({**message, **request})
+        assert bad.get("error", {}).get("field") == field and bad["error"]["type"] == "InputError", (request, bad)
+        assert "\n" not in bad["error"]["message"]
+    # Slices cut from other readings (another stage sent with a later slice) are refused, not joined.
+    cut = api.handle_message({**message, "first": 300, "count": 3, "slice": [0, 2], "stage": stage})
+    other = {**stage, "playing": stage["playing"][1:]}
+    mixed = api.handle_message({**message, "first": 300, "count": 3, "slice": [1, 2], "stage": other,
+                                "slice_tally": cut["slice_tally"]})
+    assert mixed["error"]["field"] == "slice_tally"
+    assert api.handle_message({"op": "sensitivity", "widget": "small_general.combat", "inputs": {},
+                               "slice": [0, 2]}).get("error") is None  # a calculator answers in one call: no slices

@@ -27,7 +27,9 @@
 // every trial before it (engine/sensitivity.py, the early stop), so the two
 // engines split the trials between two checkpoints, the page engine's calls
 // bring the stage's readings (`stage`) from the extra worker's answer, and
-// the extra worker crosses a checkpoint only with the whole stage merged.
+// the extra worker crosses a checkpoint only with the whole stage merged. A
+// trial too long for the page engine (AT Gold's first stage) it plays in
+// slices of the readings, one call each (`slice`).
 
 import { collect } from "./forms.js";
 import { SLOW_TRIAL_MS } from "./pool.js";
@@ -50,11 +52,12 @@ const QUIET_POLL_MS = 50;
 // (pool.js MAIN_SLICE_MS), since it only runs once the reader has paused, so a reader's next one
 // waits for one such call at most; a longer call spreads its fixed cost (about an AT Gold battle's) wider.
 const SHARE_SLICE_MS = 12;
-// A call of the page engine's is at least one trial, and a trial of "Which assumptions matter" plays every
-// reading still on (AT Gold 40 v 40 before its first checkpoint: 134 battles, about 0.2 s): the page engine
-// takes no part in a stage whose trial is measured longer than this, so a reader's next request waits at
-// most about this long, and never behind a fifth of a second of battles.
+// A trial of "Which assumptions matter" plays every reading still on (AT Gold 40 v 40 before its first
+// checkpoint: some 92 battles, about 0.3 s in the browser). In a stage whose trial is measured longer than
+// this, the page engine plays one trial at a time in slices of its readings (engine/sensitivity.py `slice`),
+// each about this long, so a reader's next request waits at most about this long.
 const SHARE_TRIAL_MAX_MS = 100;
+const MAX_SLICES = 64; // the engine's (engine/sensitivity.py MAX_SLICES): a longer trial is left to the helper
 // A battle's answers stream in every call or two (several a second); each is a chart per figure and its
 // table, and drawing every one took the page's main thread and its compositor much of the CPU the two
 // engines needed (the card game's sweep: 4.3 s drawing each, 2.2 s drawing at most every 600 ms; NOTES.md).
@@ -423,6 +426,7 @@ export class ScenarioPanel {
     if (this.estimator) this.stopButton.disabled = false;
     this.say(this.estimator ? "Running…" : "");
     delete out.dataset.engines;
+    delete out.dataset.sliced;
     const engine = this.estimator ? await this.worker() : this.w.engine;
     // A page may keep a battle's scenario on one engine (the benchmark compares both): rulesExplorerScenarioShare =
     // false; "always" lets the page engine take part whatever a trial costs (a test's, on a loaded machine).
@@ -489,28 +493,56 @@ export class ScenarioPanel {
     // The page engine's part: its state (a sweep's: a tally or null a point, kept here and sent one point at a
     // time, so a call reads one tally), the state it has given up for the helper's next call (`outbox`, filled
     // at its first answer after the helper asks: the helper never waits for it), and its call size.
-    const own = { state: null, outbox: null, wanted: false, count: 1, on: false, ran: false, flight: null, running: null };
+    const own = { state: null, outbox: null, wanted: false, count: 1, on: false, ran: false, flight: null, running: null,
+                  sliced: 0 };
 
     const open = () => ends.map((e, i) => (e > front ? i : -1)).filter((i) => i >= 0);
     const stageStart = () => limits.filter((c) => c <= front && c < trials).at(-1) ?? 0;
     let trialMs = Infinity; // a trial's cost in the helper's last call (a stage's: every reading it plays)
-    const fits = () => !staged || always() || trialMs <= SHARE_TRIAL_MAX_MS;
-    // The page engine's next call: the point with the most left, from its end back.
+    // The calls the page engine plays one trial in: 1, or a stage's readings in slices of about SHARE_TRIAL_MAX_MS
+    // (a test sets rulesExplorerShareSliceMs lower, to slice a small battle's short trials).
+    const sliceMs = globalThis.rulesExplorerShareSliceMs ?? SHARE_TRIAL_MAX_MS;
+    const slices = () => (staged ? Math.max(1, Math.ceil(trialMs / sliceMs)) : 1);
+    const fits = () => always() || slices() <= MAX_SLICES;
+    // The page engine's next claim: the point with the most left, from its end back (a trial in slices: one).
     const pick = () => {
       if (!own.on || run.stopped || failed) return null;
       if (staged && stageStart() > 0 && stage?.from !== stageStart()) return null; // wait for the stage's readings
-      if (!fits()) return null; // this stage's trials are too long for the reader's engine
+      if (!fits()) return null; // this stage's trials are too long for the reader's engine, even sliced
       let best = -1;
       for (let i = 0; i < ends.length; i++) if (ends[i] - front > (best < 0 ? 0 : ends[best] - front)) best = i;
       if (best < 0) return null;
-      const n = Math.min(own.count, ends[best] - front);
+      const cut = Math.min(slices(), MAX_SLICES);
+      const n = cut > 1 ? 1 : Math.min(own.count, ends[best] - front);
       ends[best] -= n;
-      return { point: best, first: ends[best], count: n };
+      return { point: best, first: ends[best], count: n, slices: cut };
     };
     // The reader's calls made before the run began (the click that started it, the panel's own link) do not
     // hold the page engine back: only those made while it runs.
     const begun = main.now?.() ?? performance.now();
     const busy = () => main.readerActive() && main.askedAt > begun;
+    // One claim's calls: its trials in one, or (a trial too long for the reader's engine) each slice of its
+    // readings in one, pausing between slices while the reader is busy. The last carries the page engine's
+    // state (which the helper does not take while a claim is in flight) and answers with it, the trials added.
+    const play = async (claim) => {
+      const carried = sweep ? ends.map((_, i) => (i === claim.point ? (own.state?.[i] ?? null) : null)) : own.state;
+      const common = { ...message, trials, render: false, first: claim.first, count: claim.count,
+                       ...(sweep ? { points: [claim.point] } : {}), ...(staged && stageStart() > 0 ? { stage } : {}) };
+      let partial = null;
+      for (let k = 0; ; k++) {
+        const last = k === claim.slices - 1;
+        const sliced = claim.slices > 1 ? { slice: [k, claim.slices], slice_tally: partial } : {};
+        const answer = await main.call({ ...common, [field]: last ? carried : null, ...sliced }, { share: true });
+        if (answer.error) return answer;
+        if (last) {
+          if (claim.slices > 1) own.sliced += 1;
+          return answer;
+        }
+        partial = answer.result.slice_tally;
+        while (busy() && !run.stopped && !failed) await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));
+        if (run.stopped || failed) return null;
+      }
+    };
     const mainLoop = async () => {
       for (;;) {
         while (busy() && !run.stopped && !failed && open().length) {
@@ -518,13 +550,11 @@ export class ScenarioPanel {
         }
         const claim = pick();
         if (!claim) break;
-        const carried = sweep ? ends.map((_, i) => (i === claim.point ? (own.state?.[i] ?? null) : null)) : own.state;
         const started = performance.now();
-        own.flight = main.call({ ...message, trials, render: false, [field]: carried, first: claim.first,
-                                 count: claim.count, ...(sweep ? { points: [claim.point] } : {}),
-                                 ...(staged && stageStart() > 0 ? { stage } : {}) }, { share: true });
+        own.flight = play(claim);
         const answer = await own.flight;
         own.flight = null;
+        if (!answer) break; // stopped between two slices: the trial is not played
         if (answer.error) { failed ??= answer; break; }
         if (sweep) {
           own.state ??= ends.map(() => null);
@@ -591,6 +621,7 @@ export class ScenarioPanel {
       if (staged && r.stage) stage = r.stage;
       last = r;
       if (own.ran) out.dataset.engines = "2";
+      if (own.sliced) out.dataset.sliced = String(own.sliced); // the page engine's trials played in slices
       if (r.done) {
         this.draw(run, out, r.html, `Done: ${this.trialsText(r)}.`, true);
         this.finish(which, run, out);

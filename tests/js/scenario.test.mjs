@@ -108,6 +108,18 @@ function staged(request) {
   };
   let state = request.tally ?? null;
   const before = state;
+  if (request.slice) { // one slice of a trial's readings: the slices in order over the same trials, in one stage
+    const [k, pieces] = request.slice;
+    const [, e] = stageOf(request.first, trials);
+    const held = request.slice_tally;
+    const same = held && held.next === k && held.of === pieces && held.first === request.first && held.count === request.count;
+    if (request.first + request.count > e) return refuse("a slice in two stages");
+    if (k > 0 ? !same : held) return { error: { type: "InputError", field: "slice_tally", message: `slice ${k} out of order` } };
+    if (k + 1 < pieces) {
+      return { result: { tally: state, trials: state?.n ?? 0, done: false, slice: [k + 1, pieces],
+                         slice_tally: { next: k + 1, of: pieces, first: request.first, count: request.count } } };
+    }
+  }
   try {
     for (const part of request.parts ?? []) {
       const [c, e] = stageOf(part.ranges[0][0], trials);
@@ -367,14 +379,14 @@ test("a stage the page engine took no part in is crossed as one it shared", asyn
   assert.ok(mine.length && mine.every((c) => c.request.first >= 500), `the page engine joined in the last stage only: ${mine.map((c) => c.request.first).slice(0, 5)} of ${mine.length}`);
 });
 
-test("the page engine takes no part in a stage whose trial (every reading it plays) is long, and joins a short one", async () => {
+test("the page engine plays a long trial in slices of its readings, a call each, and a short one whole", async () => {
   const realNow = performance.now.bind(performance);
   performance.now = () => realNow() * 50; // a millisecond here reads as 50: long trials in a test's time
   try {
     const calls = [];
-    // 100 readings; before the first checkpoint a trial of them all reads as 150 ms (1.5 ms a battle), after
-    // it, with most readings stopped, as a tenth of that.
-    const delay = (r) => Math.ceil((r.count ?? 0) * (r.first < 200 ? 3 : 0.3));
+    // 100 readings; before the first checkpoint a trial of them all reads as 250 ms (2.5 ms a battle), after
+    // it, with most readings stopped, as a tenth of that. A slice takes its share of the trial.
+    const delay = (r) => Math.ceil((r.count ?? 0) * (r.first < 200 ? 5 : 0.5) / (r.slice?.[1] ?? 1));
     const helper = fakeEngine("helper", calls, { delay, variants: 99 });
     const main = fakeEngine("main", calls, { delay, variants: 99 });
     const panel = fakePanel(main);
@@ -383,9 +395,21 @@ test("the page engine takes no part in a stage whose trial (every reading it pla
                                               700, helper);
     assert.equal(out.dataset.state, "done", panel.said.at(-1));
     assert.equal(out.innerHTML, expected(700, 1, -1));
-    const mine = calls.filter((c) => c.name === "main" && c.request.count);
-    assert.ok(mine.length, "the page engine took part once trials were short");
-    assert.ok(mine.every((c) => c.request.first >= 200), `the page engine played a long trial: ${mine.map((c) => c.request.first).slice(0, 5)}`);
+    const mine = calls.filter((c) => c.name === "main" && c.request.count).map((c) => c.request);
+    const long = mine.filter((r) => r.first < 200);
+    const short = mine.filter((r) => r.first >= 200);
+    assert.ok(long.length && short.length, "the page engine took part in both stages");
+    assert.ok(short.every((r) => !r.slice), "a short trial is played whole");
+    assert.ok(long.every((r) => r.count === 1 && r.slice?.[1] >= 2), "a long trial is played one at a time, sliced");
+    let trials = 0;
+    for (let i = 0; i < long.length; i += long[i].slice[1], trials++) { // each trial's slices in order, one after another
+      const pieces = long[i].slice[1];
+      const trial = long.slice(i, i + pieces);
+      assert.deepEqual(trial.map((r) => r.slice), [...Array(pieces).keys()].map((k) => [k, pieces]));
+      assert.ok(trial.every((r) => r.first === long[i].first));
+      assert.ok(trial.slice(0, -1).every((r) => r.tally === null), "only the last slice carries the engine's state");
+    }
+    assert.equal(Number(out.dataset.sliced), trials);
   } finally {
     delete performance.now;
   }
