@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from browsers import Driver
+from browsers import RUN_STATE, Driver
 from conftest import estimate_html
 from test_browsers import base_inputs, open_live, shows
 
@@ -21,14 +21,6 @@ SET = """(id, value) => { const c = document.getElementById(id);
 VALUES = """(ids) => ids.map(id => { const c = document.getElementById(id);
     return c === null ? null : c.type === 'checkbox' ? c.checked : c.value; })"""
 SIM_DONE = "(s, n) => { const e = document.querySelector(s); return e.dataset.state === 'done' && Number(e.querySelector('progress').value) === n; }"
-
-
-# Where a Monte Carlo run stands: the panel's state and progress, and the pool's runs and workers (pool.js).
-RUN_STATE = """(s) => { const e = document.querySelector(s); const p = window.rulesExplorer?.pool;
-    return {state: e.dataset.state, progress: e.querySelector('.sim-progress-text')?.textContent,
-            helpers: (p?.helpers ?? []).map((h) => h.state), quietFor: p ? Math.round(p.now() - p.main.askedAt) : null,
-            runs: [...(p?.active ?? [])].map((r) => ({slow: r.slow, long: r.long, queue: r.queue?.length,
-              workers: r.workers.map((w) => [w.link === p.main ? 'main' : w.link.state, w.done, w.block?.count ?? 0])}))}; }"""
 
 
 @dataclass(frozen=True)
@@ -67,17 +59,22 @@ class BattlePage:
     def open_short(self, driver: Driver, site_url: str, query: str = "") -> dict[str, Any]:
         """Open the page with short Monte Carlo runs; the page's base inputs."""
         open_live(driver, site_url + f"{self.page}?{query}{self.instance}.trials={self.trials}#{self.instance}")
-        driver.wait(SIM_DONE, self.sim, self.trials, timeout=60)
+        self.wait_run(driver)
         return self.widget.validate(base_inputs(driver, self.instance))
+
+    def wait_run(self, driver: Driver) -> None:
+        """Wait until the widget's Monte Carlo run has all its trials; if it does not, say where the run, the
+        page's engine and each worker of the pool stood."""
+        try:
+            driver.wait(SIM_DONE, self.sim, self.trials, timeout=60)
+        except TimeoutError as e:
+            raise TimeoutError(f"{e}; the run: {driver.call(RUN_STATE, self.sim)}; console: {driver.errors()}") from None
 
     def shows_cpython(self, driver: Driver, values: dict[str, Any], seed: int, what: str) -> None:
         """The result, the seeded battle and the estimate are CPython's for these values."""
         w = self.widget
         shows(driver, f"#{self.instance} .widget-result", w.render(w.run(values)), f"{what}: the result")
         shows(driver, self.roll, w.render_sample(w.roll(values, seed)), f"{what}: the seeded battle")
-        try:
-            driver.wait(SIM_DONE, self.sim, self.trials, timeout=60)
-        except TimeoutError as e:  # say where the run stood: the panel, and each worker of the pool's runs
-            raise TimeoutError(f"{e}; the run: {driver.call(RUN_STATE, self.sim)}") from None
+        self.wait_run(driver)
         shows(driver, f"{self.sim} .sim-result", estimate_html(w.id, values, seed, self.trials),
               f"{what}: the estimate")

@@ -133,8 +133,12 @@ RUN_STATE = """(s) => { const e = document.querySelector(s), x = window.rulesExp
             announce: e?.querySelector('.sim-announce')?.textContent,
             engine: g && {state: g.state, restarts: g.bootRestarts, pending: g.pending?.size},
             pool: p && {helpers: (p.helpers ?? []).map((h) => [h.state, h.pending?.size]), replaced: p.replaced,
-                        limit: String(p.limit), runs: p.runs?.size, active: p.active?.size}}; }"""
-"""Where a widget's run, the page's engine and the pool stand, for a test's failure message."""
+                        limit: String(p.limit), quietFor: Math.round(p.now() - p.main.askedAt),
+                        runs: [...(p.active ?? [])].map((r) => ({slow: r.slow, long: r.long, queue: r.queue?.length,
+                          workers: r.workers.map((w) => [w.link === p.main ? 'main' : w.link.state, w.done,
+                                                         w.block?.count ?? 0])}))}}; }"""
+"""Where a widget's run, the page's engine and the pool stand (each run's workers: state, trials done, block), for
+a test's failure message."""
 
 
 class Chromium(Driver):
