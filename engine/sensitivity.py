@@ -271,13 +271,13 @@ MAX_SLICES: Final = 64
 
 
 def _slice_of(raw: Any, count: int, stages: int) -> tuple[int, int]:
-    """``[k, P]``: the k-th of P slices (from 0) of trials within one stage."""
+    """``[k, P]``: the k-th of P slices (from 0) of ``count`` trials that lie in ``stages`` stages (one)."""
     ok = (isinstance(raw, list) and len(raw) == 2 and all(type(x) is int for x in raw)
           and 1 <= raw[1] <= MAX_SLICES and 0 <= raw[0] < raw[1])
     if not ok:
         raise InputError("slice", f"{shown(raw)} is not a slice of the readings",
                          f"[k, P]: P from 1 to {MAX_SLICES}, k from 0 to P - 1")
-    if count < 1 or stages > 2:
+    if count < 1 or stages > 1:
         raise InputError("slice", "a slice plays one or more trials within one stage", "trials between checkpoints")
     return raw[0], raw[1]
 
@@ -383,7 +383,7 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
             raise InputError("count", "no trials left to run", "1 or more")
         cuts = [first] + [c for c in stops if first < c < first + count] + [first + count]
         if slice_ is not None:  # one slice of these trials' readings: the last joins the others into a tally
-            k, pieces = _slice_of(slice_, count, len(cuts))
+            k, pieces = _slice_of(slice_, count, len(cuts) - 1)
             only = _playing(t, stage, first, len(data), head, stops, total, key)
             listed = list(range(1, len(data))) if only is None else only
             earlier = _read_tally(slice_tally, "slice_tally")
