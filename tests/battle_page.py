@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from browsers import RUN_STATE, Driver
+from browsers import Driver
 from conftest import estimate_html
 from test_browsers import base_inputs, open_live, shows
 
@@ -20,7 +20,6 @@ SET = """(id, value) => { const c = document.getElementById(id);
     c.dispatchEvent(new Event('change', {bubbles: true})); }"""
 VALUES = """(ids) => ids.map(id => { const c = document.getElementById(id);
     return c === null ? null : c.type === 'checkbox' ? c.checked : c.value; })"""
-SIM_DONE = "(s, n) => { const e = document.querySelector(s); return e.dataset.state === 'done' && Number(e.querySelector('progress').value) === n; }"
 
 
 @dataclass(frozen=True)
@@ -63,12 +62,8 @@ class BattlePage:
         return self.widget.validate(base_inputs(driver, self.instance))
 
     def wait_run(self, driver: Driver) -> None:
-        """Wait until the widget's Monte Carlo run has all its trials; if it does not, say where the run, the
-        page's engine and each worker of the pool stood."""
-        try:
-            driver.wait(SIM_DONE, self.sim, self.trials, timeout=60)
-        except TimeoutError as e:
-            raise TimeoutError(f"{e}; the run: {driver.call(RUN_STATE, self.sim)}; console: {driver.errors()}") from None
+        """Wait until the widget's Monte Carlo run has all its trials (else fail saying where it stood)."""
+        driver.wait_run_done(self.sim, timeout=60, trials=self.trials)
 
     def shows_cpython(self, driver: Driver, values: dict[str, Any], seed: int, what: str) -> None:
         """The result, the seeded battle and the estimate are CPython's for these values."""

@@ -119,11 +119,14 @@ class Driver:
                 raise TimeoutError(f"{self.name}: timed out after {timeout:.0f} s waiting for {fn}")
             time.sleep(interval)
 
-    def wait_run_done(self, sim: str, timeout: float) -> None:
-        """Wait for the Monte Carlo run of the widget-sim ``sim`` to end done; if it does not, fail saying where
-        the run, the page's engine and the pool stood (a run that never ends must say why, not only that)."""
+    def wait_run_done(self, sim: str, timeout: float, trials: int | None = None) -> None:
+        """Wait for the Monte Carlo run of the widget-sim ``sim`` to end done (with ``trials``: all of them, as its
+        progress bar says); if it does not, fail saying where the run, the page's engine and the pool stood (a run
+        that never ends must say why, not only that)."""
+        done = ("(s, n) => { const e = document.querySelector(s); return e.dataset.state === 'done' "
+                "&& (n === null || Number(e.querySelector('progress').value) === n); }")
         try:
-            self.wait("(s) => document.querySelector(s).dataset.state === 'done'", sim, timeout=timeout)
+            self.wait(done, sim, trials, timeout=timeout)
         except TimeoutError as error:
             raise TimeoutError(f"{error}; {self.call(RUN_STATE, sim)}; console: {self.errors()}") from None
 

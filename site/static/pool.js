@@ -327,8 +327,9 @@ class SharedRun {
 
   next(w) {
     if (this.ended || w.block) return;
-    if (w.link === this.pool.main ? this.mainKeptFree() : w.link.state !== "live") return; // a helper: once ready
-    let block = this.queue.shift();
+    // A worker that may take no block now (a helper: until it is ready) still ends the run if it was the last.
+    const free = w.link === this.pool.main ? !this.mainKeptFree() : w.link.state === "live";
+    let block = free ? this.queue.shift() : undefined;
     let probe = false;
     const cold = !this.probed;
     if (block && w.link === this.pool.main && (cold || (this.slow && !this.long && !this.warm))) {
@@ -344,7 +345,7 @@ class SharedRun {
       block = { first: block.first, count: Math.min(count, block.count) };
     }
     if (!block) {
-      if (!this.finishing && this.workers.every((x) => !x.block)) this.finish();
+      if (!this.queue.length && !this.finishing && this.workers.every((x) => !x.block)) this.finish();
       return;
     }
     w.block = { ...block, progress: 0, tally: null, timing: probe, cold: probe && cold };

@@ -622,3 +622,18 @@ test("the reader is active after their own call for READER_ACTIVE_MS, and a scen
     assert.equal(r.pool.readerActive(), active, `${dt} ms on (the pool)`);
   }
 });
+
+test("a run ends when its last block was the main worker's and the main worker may take no more", async () => {
+  // Long trials: the main worker times one, then three warm, while a quick extra worker plays all the rest. The
+  // warm block ends last, and the main worker, kept free beside a live extra worker, takes no other: the run
+  // must end there. (It did not: the end was looked for only by a worker that may take a block, and Firefox
+  // showed "60 of 60 trials" running for ever, one page load in twelve.)
+  for (let seed = 1; seed <= 10; seed++) {
+    const r = rig({ size: 2, seed, cost: { main: QUIET_TRIAL_MS + 5, helper1: 0.2 } });
+    r.pool.startHelpers(); // live before the run, as after a page's first run
+    await r.world.until(r.pool.helpers[0].ready);
+    const answer = await r.world.until(r.pool.job(request(60), () => {}).done);
+    assert.equal(answer.result.html, `<p>${sumBelow(60)}</p>`);
+    assert.deepEqual(r.main.worker.jobs.map((j) => j.trials), [1, 3], `seed ${seed}: the warm block was the main worker's last`);
+  }
+});
