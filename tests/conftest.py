@@ -74,8 +74,10 @@ def built_site(tmp_path_factory) -> Path:
 # in OWN_GROUP are a group of their own, so they can run beside the rest of their
 # module. Groups go out in this order, so the two workers end together: the
 # longest browser group (its worker builds the site), then the tests without a
-# browser (the other worker runs them during the build), then the other browser
-# groups, longest first by measured wall time, then any browser group not listed.
+# browser (the other worker runs them during the build; those that read the built
+# site last, so that worker does not wait on the build's lock with work left), then
+# the other browser groups, longest first by measured wall time, then any browser
+# group not listed.
 # Without xdist nothing here applies.
 GROUP = pytest.StashKey[str]()
 OWN_GROUP = {"test_firefox_goes_live_on_every_fresh_load"}
@@ -121,11 +123,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     items = session.items
     browser_groups = {item.stash[GROUP] for item in items if item.get_closest_marker("browser")}
+    reading_the_site = {item.stash[GROUP] for item in items if "built_site" in item.fixturenames}
 
     def rank(item: pytest.Item) -> tuple[int, int]:
         group = item.stash[GROUP]
         if group not in browser_groups:
-            return 1, 0
+            return 1, int(group in reading_the_site)
         name = group.split("/")[-1]
         if name not in LONGEST_FIRST:
             return 3, 0
