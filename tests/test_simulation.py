@@ -78,6 +78,28 @@ def test_a_run_streams_and_ends_with_cpythons_figures(driver, site_url):
     assert driver.errors() == []
 
 
+@browsers("chromium", "webkit")
+def test_a_run_again_on_the_pages_one_engine_ends_on_the_whole_runs_table(driver, site_url):
+    """A page of one engine worker (a phone's: pool.js poolSize) streams a run's estimate as HTML without the
+    pooled runs' merge. Run again on the same inputs, the run's answer is the one kept from the run before: it
+    must still replace the last progress's table. It did not (the progress came without its digest), and the
+    page said "Done: 1,500 trials" over a table of 1,400-odd."""
+    open_live(driver, site_url + PAGE)
+    driver.call("() => { window.rulesExplorer.pool.size = 1; }")
+    whole = expected(driver, 1, 1500)
+    driver.call(SET_TRIALS, SIM, "1500")
+    driver.wait_run_done(SIM, timeout=60, trials=1500)
+    shows(driver, f"{SIM} .sim-result", whole, "the first run")
+    driver.call(CLICK, f"{SIM} [data-action=sim-run]")
+    partial = driver.wait("(s) => { const c = document.querySelector(s + ' .sim-result caption').textContent; "
+                          "return !c.includes('1,500') && c; }", SIM, timeout=30)
+    assert re.fullmatch(r"How the battles ended \([\d,]+ trials\)", partial), partial  # the run so far, shown
+    driver.wait_run_done(SIM, timeout=60, trials=1500)
+    shows(driver, f"{SIM} .sim-result", whole, "the same run again, ended")
+    assert driver.call("(s) => document.querySelector(s).dataset.workers", SIM) == "1"
+    assert driver.errors() == []
+
+
 @browsers("chromium", "firefox", "webkit")
 def test_stop_ends_a_run_within_a_chunk(driver, site_url):
     open_live(driver, site_url + PAGE)

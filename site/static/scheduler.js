@@ -203,7 +203,8 @@ export class Scheduler {
     // A block's first chunk is reported at once: the pool learns the trials' cost from it (pool.js).
     if (job.partial ? due || job.done === count : render) {
       job.lastProgress = this.now();
-      const shown = job.partial ? { tally: job.tally } : { html: reply.result.html, precision: reply.result.precision };
+      const shown = job.partial ? { tally: job.tally }
+        : { html: reply.result.html, digest: reply.result.digest, precision: reply.result.precision };
       this.post({ id: job.id, progress: { done: job.done, trials: job.trials, elapsed, ...shown } });
     }
   }

@@ -283,10 +283,13 @@ export class SimulationView {
     delete this.root.dataset.asking;
   }
 
+  // The result's HTML, unless the digest says it is the one shown. HTML that comes without its digest
+  // forgets the one kept: that digest no longer names what is shown, and the run's last answer must go in.
   showHtml(html, digest) {
     if (digest && digest === this.result.dataset.digest) return;
     this.result.innerHTML = html;
     if (digest) this.result.dataset.digest = digest;
+    else delete this.result.dataset.digest;
   }
 
   stop() {

@@ -18,7 +18,8 @@ function rig({ perTrialMs = 0.5, sliceMs = 10, progressMs = 250, failAt = null }
       clock.t += perTrialMs * request.count;
       let sum = request.tally ? request.tally.sum : 0;
       for (let i = request.first; i < request.first + request.count; i++) sum += i;
-      return { tally: { sum, n: request.first + request.count }, html: request.render ? `<p>${sum}</p>` : "" };
+      return { tally: { sum, n: request.first + request.count },
+               ...(request.render ? { html: `<p>${sum}</p>`, digest: `d${sum}` } : {}) };
     }
     clock.t += 5;
     return { html: `answer ${request.op}` };
@@ -112,6 +113,10 @@ test("progress goes out every PROGRESS_MS of work, with HTML rendered only then"
   const progress = r.posted.filter((m) => m.id === 1 && m.progress);
   assert.ok(progress.length >= 6 && progress.length <= 8, `about 2000/250 progress messages: ${progress.length}`);
   assert.ok(progress.every((m) => m.progress.html.startsWith("<p>")));
+  // Each with its HTML's digest: the page keeps the digest of what it shows, and an answer whose digest is
+  // the one kept is not put in again (simulation.js). Without it, a run again on the same inputs left the
+  // last progress's table under "Done" (its digest the whole run's, kept from the run before).
+  assert.ok(progress.every((m) => m.progress.digest === `d${m.progress.html.slice(3, -4)}`), "the digest of the HTML");
   const rendered = r.calls.filter((c) => c.render).length;
   assert.equal(rendered, progress.length + 1, "HTML is asked for only when it is posted");
   const done = progress.map((m) => m.progress.done);
