@@ -41,9 +41,13 @@ WARM_UP_OFF = {"rulesExplorerWarmUp": False}
 OFFLINE_OFF = {"rulesExplorerOffline": False}
 """The page does not register the service worker that saves the site for offline use (offline.js): on a first
 visit it fetches and stores the whole site, 2-3 s of CPU a page load in Chromium and Firefox (session 15)."""
-PAGE_SETTINGS = {**WARM_UP_OFF, **OFFLINE_OFF}
+ONE_WORKER = {"rulesExplorerWorkers": 1}
+"""The page's pool is its own engine alone (pool.js ``poolSize``): a Monte Carlo run or a battle's scenario that
+goes on past half a second would otherwise start a second Python (about a second of CPU to boot) on the core the
+other test's browser needs. The tests of the pool mark themselves ``pooled`` and keep a reader's pool."""
+PAGE_SETTINGS = {**WARM_UP_OFF, **OFFLINE_OFF, **ONE_WORKER}
 """Set before a test page's own scripts, so that a test's first visit costs only the boot it tests: the CPU the
-two settings save is what the other test's browser needs on this 2-core machine. The tests of the warm-up and of
+settings save is what the other test's browser needs on this 2-core machine. The tests of the warm-up and of
 offline use, and the page tour in every browser, load pages as a reader's (``as_readers``). Chromium and Firefox
 run ``settings_script`` before the page's own (each first visit in a fresh context); WebDriver classic (WebKit) has
 no such script, so its driver keeps the settings in the tab's sessionStorage, where engine-start.js reads them."""
@@ -83,6 +87,16 @@ class Driver:
 
     def quit(self) -> None:
         pass
+
+    @contextmanager
+    def pooled(self) -> Iterator[None]:
+        """Pages opened within keep the pool a reader's page has (no ONE_WORKER); the other settings stay."""
+        self.page_settings, kept = ({k: v for k, v in self.page_settings.items() if k not in ONE_WORKER},
+                                    self.page_settings)
+        try:
+            yield
+        finally:
+            self.page_settings = kept
 
     @contextmanager
     def as_readers(self, warm_up: bool = True) -> Iterator[None]:
@@ -224,7 +238,7 @@ class Firefox(Driver):
 
 class WebKit(Driver):
     name = "webkit"
-    page_settings = WARM_UP_OFF
+    page_settings = {**WARM_UP_OFF, **ONE_WORKER}
     """Not OFFLINE_OFF: the module's one session keeps the site saved, so a repeat visit boots from the kept
     inflated snapshot, about 1 s of CPU cheaper than inflating it again (session 15)."""
 

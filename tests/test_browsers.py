@@ -61,7 +61,9 @@ def drivers(request) -> Iterator[dict[str, Driver]]:
 
 
 @pytest.fixture
-def driver(request, drivers) -> Driver:
+def driver(request, drivers) -> Iterator[Driver]:
+    """The module's driver of the test's browser; a test marked ``pooled`` opens its pages with a reader's pool
+    (browsers.ONE_WORKER)."""
     name = request.param
     if name == "chromium":
         # pytest-playwright's session browser is parametrized by browser_name for the tests that use its page
@@ -72,7 +74,11 @@ def driver(request, drivers) -> Driver:
             drivers[name] = Chromium(browser)
     elif name not in drivers:
         drivers[name] = Firefox() if name == "firefox" else WebKit()
-    return drivers[name]
+    if request.node.get_closest_marker("pooled"):
+        with drivers[name].pooled():
+            yield drivers[name]
+    else:
+        yield drivers[name]
 
 
 LIVE = """() => {
@@ -189,14 +195,15 @@ def test_every_widget_page_goes_live_and_agrees_with_cpython(driver, site_url):
 
 @browsers("chromium", "firefox", "webkit")
 def test_the_tests_page_settings_reach_the_page(driver, site_url):
-    """The tests' pages skip the worker's warm-up rounds and (but in WebKit) the offline service worker
-    (browsers.PAGE_SETTINGS, set in WebKit through the tab's sessionStorage); the tour above loads as a reader's and
-    sees the rounds. Were a browser's way of setting them to stop working, every other test would pass, only
-    slower: this one fails."""
+    """The tests' pages skip the worker's warm-up rounds, keep one engine worker and (but in WebKit) no offline
+    service worker (browsers.PAGE_SETTINGS, set in WebKit through the tab's sessionStorage); the tour above loads
+    as a reader's and sees the rounds. Were a browser's way of setting them to stop working, every other test
+    would pass, only slower: this one fails."""
     open_live(driver, site_url + PAGES[0])
     driver.wait(WARM, timeout=BOOT_S)
     warm_requests, offline = driver.call(SETTINGS_SEEN)
     assert warm_requests == "0", driver.name  # no rounds
+    assert driver.call("() => window.rulesExplorer.pool.size") == 1, driver.name  # the page's engine alone
     if driver.page_settings.get("rulesExplorerOffline") is False:
         assert offline is None, driver.name  # offline.js registered nothing
     else:  # WebKit's session keeps the site saved (browsers.WebKit.page_settings)

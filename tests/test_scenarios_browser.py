@@ -634,6 +634,7 @@ def test_a_battles_assumptions_run_whose_readings_all_stop_keeps_its_calls_withi
 
 
 @browsers("chromium")
+@pytest.mark.pooled
 def test_at_golds_assumptions_copy_the_battles_a_reading_never_read_and_end_on_cpythons_answer(driver, site_url):
     """AT Gold's battles note the rule variables they read (``Widget.watched``), and each reading of a variable
     a battle never read copies that battle instead of playing it: the page's run (Pyodide, calls of a few

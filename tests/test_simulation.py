@@ -19,7 +19,7 @@ from test_browsers import base_inputs, browsers, driver, drivers, open_live, sho
 
 from engine import exactcheck, widgets
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.pooled]  # a reader's pool of engine workers: what runs share
 
 PAGE = "atg/interception.html"
 INSTANCE = "atg-intercept-battle"

@@ -21,13 +21,15 @@
 // for the worker's ?test-import (engine-boot.js), and globalThis.rulesExplorerWarmUp
 // to false for a worker that skips its warm-up (engine-worker.js). Tests whose
 // browser cannot run a script before the page's own (WebKit's WebDriver) keep
-// the last, and globalThis.rulesExplorerOffline (offline.js), for the tab in
-// sessionStorage instead (tests/browsers.py); only a false there counts.
+// the last, globalThis.rulesExplorerOffline (offline.js) and globalThis.rulesExplorerWorkers
+// (pool.js), for the tab in sessionStorage instead (tests/browsers.py); only a false there
+// counts, and a pool of 1.
 (function () {
   try {
     var kept = JSON.parse(sessionStorage.getItem("rulesExplorerTestSettings") || "{}");
     if (kept.rulesExplorerWarmUp === false) globalThis.rulesExplorerWarmUp = false;
     if (kept.rulesExplorerOffline === false) globalThis.rulesExplorerOffline = false;
+    if (kept.rulesExplorerWorkers === 1) globalThis.rulesExplorerWorkers = 1;
   } catch (e) {
     // no storage (a sandboxed frame): nothing kept
   }
