@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -89,24 +89,22 @@ class Driver:
         pass
 
     @contextmanager
-    def pooled(self) -> Iterator[None]:
-        """Pages opened within keep the pool a reader's page has (no ONE_WORKER); the other settings stay."""
-        self.page_settings, kept = ({k: v for k, v in self.page_settings.items() if k not in ONE_WORKER},
-                                    self.page_settings)
+    def opening_with(self, settings: dict[str, Any]) -> Iterator[None]:
+        """Pages opened within have these page settings; the driver's own come back after."""
+        self.page_settings, kept = settings, self.page_settings
         try:
             yield
         finally:
             self.page_settings = kept
 
-    @contextmanager
-    def as_readers(self, warm_up: bool = True) -> Iterator[None]:
+    def pooled(self) -> AbstractContextManager[None]:
+        """Pages opened within keep the pool a reader's page has (no ONE_WORKER); the other settings stay."""
+        return self.opening_with({k: v for k, v in self.page_settings.items() if k not in ONE_WORKER})
+
+    def as_readers(self, warm_up: bool = True) -> AbstractContextManager[None]:
         """Pages opened within load as a reader's do: the site is saved for offline use and (unless ``warm_up``
         is False) the worker warms up; no PAGE_SETTINGS."""
-        self.page_settings, kept = ({} if warm_up else WARM_UP_OFF), self.page_settings
-        try:
-            yield
-        finally:
-            self.page_settings = kept
+        return self.opening_with({} if warm_up else WARM_UP_OFF)
 
     def wait(self, fn: str, *args: Any, timeout: float = 60, interval: float = 0.05) -> Any:
         """Poll ``fn`` until it returns a truthy value; return that value.

@@ -83,7 +83,7 @@ def test_a_run_again_on_the_pages_one_engine_ends_on_the_whole_runs_table(driver
     """A page of one engine worker (a phone's: pool.js poolSize) streams a run's estimate as HTML without the
     pooled runs' merge. Run again on the same inputs, the run's answer is the one kept from the run before: it
     must still replace the last progress's table. It did not (the progress came without its digest), and the
-    page said "Done: 1,500 trials" over a table of 1,400-odd."""
+    page said "Done: 1,500 trials" over the table of fewer trials it had shown last."""
     open_live(driver, site_url + PAGE)
     driver.call("() => { window.rulesExplorer.pool.size = 1; }")
     whole = expected(driver, 1, 1500)
