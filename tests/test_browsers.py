@@ -88,6 +88,13 @@ LIVE = """() => {
 }"""
 
 
+BOOT_STATE = """() => { const d = document.documentElement.dataset, g = window.rulesExplorer?.engine;
+    return {path: location.pathname, live: d.widgetsLive ?? null, boot: d.boot ?? null, offline: d.offline ?? null,
+            engine: g && {state: g.state, restarts: g.bootRestarts, pending: g.pending?.size},
+            status: document.querySelector('.engine-status')?.textContent ?? null}; }"""
+"""Where a page's boot stands, for a test's failure message."""
+
+
 def open_live(driver: Driver, url: str, clean: bool = True) -> dict[str, Any]:
     """Open ``url`` as a first visit; once every widget is live, how the engine booted.
 
@@ -96,7 +103,10 @@ def open_live(driver: Driver, url: str, clean: bool = True) -> dict[str, Any]:
     a boot on purpose, and the soak test that counts stalls itself, pass False.
     """
     driver.open(url)
-    booted = driver.wait(LIVE, timeout=BOOT_S)
+    try:
+        booted = driver.wait(LIVE, timeout=BOOT_S)
+    except TimeoutError as error:  # say where the boot stood, not only that it did not end
+        raise TimeoutError(f"{error}; {driver.call(BOOT_STATE)}; console: {driver.errors()}") from None
     if clean:
         assert booted["boot"] == "snapshot" and booted["restarts"] == 0, \
             f"{driver.name}: {url}: the engine needed a restart or a plain boot: {booted}"
