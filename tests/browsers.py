@@ -137,12 +137,22 @@ class Driver:
         that never ends must say why, not only that)."""
         done = ("(s, n) => { const e = document.querySelector(s); return e.dataset.state === 'done' "
                 "&& (n === null || Number(e.querySelector('progress').value) === n); }")
+        self.wait_or_say(done, sim, trials, timeout=timeout, state=RUN_STATE, state_args=(sim,))
+
+    def wait_or_say(self, fn: str, *args: Any, timeout: float, state: str, state_args: tuple[Any, ...] = ()) -> Any:
+        """``wait``; on a timeout, fail with what the page's ``state`` function answers (where things stood) and the
+        console: a wait that never ends must say why, not only that."""
         try:
-            self.wait(done, sim, trials, timeout=timeout)
+            return self.wait(fn, *args, timeout=timeout)
         except TimeoutError as error:
-            raise TimeoutError(f"{error}; {self.call(RUN_STATE, sim)}; console: {self.errors()}") from None
+            raise TimeoutError(f"{error}; {self.call(state, *state_args)}; console: {self.errors()}") from None
 
 
+BOOT_STATE = """() => { const d = document.documentElement.dataset, g = window.rulesExplorer?.engine;
+    return {path: location.pathname, live: d.widgetsLive ?? null, boot: d.boot ?? null, offline: d.offline ?? null,
+            engine: g && {state: g.state, restarts: g.bootRestarts, pending: g.pending?.size},
+            status: document.querySelector('.engine-status')?.textContent ?? null}; }"""
+"""Where a page's boot stands (the engine as RUN_STATE says it), for a test's failure message."""
 RUN_STATE = """(s) => { const e = document.querySelector(s), x = window.rulesExplorer ?? {}, p = x.pool, g = x.engine;
     return {state: e?.dataset.state, progress: e?.querySelector('.sim-progress-text')?.textContent,
             announce: e?.querySelector('.sim-announce')?.textContent,

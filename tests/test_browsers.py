@@ -19,14 +19,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import brotli
 import pytest
-from browsers import Chromium, Driver, Firefox, WebKit
+from browsers import BOOT_STATE, Chromium, Driver, Firefox, WebKit
 from conftest import serving
 from test_browser import (LIVE_AT, NAVIGATE, PAGES, PHONE_WIDTH, SG_PAGE, SMALL_TARGETS, WIDGETS, changes, expected_run,
                           set_path)
@@ -74,10 +74,7 @@ def driver(request, drivers) -> Iterator[Driver]:
             drivers[name] = Chromium(browser)
     elif name not in drivers:
         drivers[name] = Firefox() if name == "firefox" else WebKit()
-    if request.node.get_closest_marker("pooled"):
-        with drivers[name].pooled():
-            yield drivers[name]
-    else:
+    with drivers[name].pooled() if request.node.get_closest_marker("pooled") else nullcontext():
         yield drivers[name]
 
 
@@ -88,13 +85,6 @@ LIVE = """() => {
 }"""
 
 
-BOOT_STATE = """() => { const d = document.documentElement.dataset, g = window.rulesExplorer?.engine;
-    return {path: location.pathname, live: d.widgetsLive ?? null, boot: d.boot ?? null, offline: d.offline ?? null,
-            engine: g && {state: g.state, restarts: g.bootRestarts, pending: g.pending?.size},
-            status: document.querySelector('.engine-status')?.textContent ?? null}; }"""
-"""Where a page's boot stands, for a test's failure message."""
-
-
 def open_live(driver: Driver, url: str, clean: bool = True) -> dict[str, Any]:
     """Open ``url`` as a first visit; once every widget is live, how the engine booted.
 
@@ -103,10 +93,7 @@ def open_live(driver: Driver, url: str, clean: bool = True) -> dict[str, Any]:
     a boot on purpose, and the soak test that counts stalls itself, pass False.
     """
     driver.open(url)
-    try:
-        booted = driver.wait(LIVE, timeout=BOOT_S)
-    except TimeoutError as error:  # say where the boot stood, not only that it did not end
-        raise TimeoutError(f"{error}; {driver.call(BOOT_STATE)}; console: {driver.errors()}") from None
+    booted = driver.wait_or_say(LIVE, timeout=BOOT_S, state=BOOT_STATE)
     if clean:
         assert booted["boot"] == "snapshot" and booted["restarts"] == 0, \
             f"{driver.name}: {url}: the engine needed a restart or a plain boot: {booted}"
