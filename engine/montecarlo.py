@@ -524,9 +524,11 @@ class Prepared:
         self.make = make
         self.kept = Kept(size)  # by key: (the objects, held so no other takes their identity; what was made)
 
-    def __call__(self, *objs: Any, also: tuple[Any, ...] = ()) -> Any:
-        """``make(*also, *objs)``, kept by the identity of ``objs`` and the value of ``also``."""
-        return self.kept.keep((*also, *map(id, objs)), lambda: (objs, self.make(*also, *objs)))[1]
+    def __call__(self, *objs: Any, also: tuple[Any, ...] = (), make: Callable[[], Any] | None = None) -> Any:
+        """``make(*also, *objs)``, kept by the identity of ``objs`` and the value of ``also``; a caller that has
+        what it makes another way passes ``make`` (called with nothing, and only if nothing is kept)."""
+        made = make or (lambda: self.make(*also, *objs))
+        return self.kept.keep((*also, *map(id, objs)), lambda: (objs, made()))[1]
 
 
 def run_chunk(trial: Trial, inputs: Mapping[str, Any], seed: int, first: int, count: int,

@@ -21,6 +21,7 @@ engine.schema.InputError: terrain: 'swamp' is not allowed; choose one of clear, 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -315,6 +316,19 @@ class Integer(Field):
         return "a whole number"
 
 
+@functools.lru_cache(maxsize=1024)
+def _number_text(text: str) -> Fraction | None:
+    """The exact number a stripped text stands for, or None if it is none. Kept for the texts seen last: inputs
+    as data write every number as text (AT Gold's unit-type table, 37 columns a row, repeats the same few)."""
+    match = NUMBER_TEXT.fullmatch(text)
+    # The text is short and its exponent small before any arithmetic:
+    # 1e99999999 would otherwise build a hundred-million-digit number.
+    if (not match or match["exp"] and abs(int(match["exp"])) > MAX_EXPONENT
+            or match["den"] is not None and int(match["den"]) == 0):
+        return None
+    return Fraction(text)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Number(Field):
     """An exact rational number (``3``, ``2.5`` or ``5/2``), kept as a Fraction.
@@ -334,13 +348,10 @@ class Number(Field):
             text = value.strip()
             if not text:
                 raise self.fail(path, f"enter {self.allowed()}")
-            match = NUMBER_TEXT.fullmatch(text)
-            # The text is short and its exponent small before any arithmetic:
-            # 1e99999999 would otherwise build a hundred-million-digit number.
-            if (not match or match["exp"] and abs(int(match["exp"])) > MAX_EXPONENT
-                    or match["den"] is not None and int(match["den"]) == 0):
+            parsed = _number_text(text) if len(text) <= MAX_NUMBER_TEXT else None
+            if parsed is None:
                 raise self.fail(path, f"{shown(text)} is not a number; enter {self.allowed()}")
-            number = Fraction(text)
+            number = parsed
         elif isinstance(value, float) and math.isfinite(value) or isinstance(value, (int, Fraction)) and not isinstance(value, bool):
             number = Fraction(value)
         else:
@@ -499,7 +510,17 @@ def _parse_json_text(f: Field, text: str, path: str) -> Any:
         raise f.fail(path, f"{shown(text)} is not valid JSON") from None
 
 
+_PLAIN_TYPES = frozenset({str, int, bool, float, type(None)})
+
+
 def _jsonable(value: Any) -> Any:
+    kind = type(value)  # the common cases by their exact type first: inputs of AT Gold's 37-column table are thousands
+    if kind in _PLAIN_TYPES:
+        return value
+    if kind is dict:
+        return {k: _jsonable(v) for k, v in value.items()}
+    if kind is list:
+        return [_jsonable(v) for v in value]
     if isinstance(value, Fraction):
         return fraction_text(value)
     if isinstance(value, Mapping):

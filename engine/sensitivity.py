@@ -127,10 +127,11 @@ def _variants(w: widgets.Widget, values: dict[str, Any]) -> tuple[list[dict[str,
     """The inputs of every variant that validates, and for each: (setting's index, its value, its inputs)."""
     settings = alternatives(w, values)
     out = []
+    plain = jsonable(values)
     for i, s in enumerate(settings):
         for alt in s["values"]:
             try:
-                out.append((i, alt, _with(w, values, s["input"], alt)))
+                out.append((i, alt, _with(w, values, s["input"], alt, plain)))
             except InputError:
                 continue  # a combination the inputs do not allow: that reading cannot apply here
     return settings, out
@@ -367,7 +368,7 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
         t = _read_tally(tally, "tally")
         stops = _stops(head, total, full)
         rule = f"{STOP_RULE}:{head.name}" if stops else ""
-        key = chunk_states(w, data, seed, "common", rule)[1]
+        key = chunk_states(w, data, seed, "common", rule, validated=[values] + [v for _, _, v in variants])[1]
         if t is not None and t.key != key:
             raise InputError("tally", "the tally belongs to other inputs, another seed, another widget or the "
                              "other way of stopping readings; start again without one")
