@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from . import luck, montecarlo, precision, scenarios, sensitivity, widgets
 from .montecarlo import Tally
-from .schema import InputError, json_depth_ok, jsonable, shown
+from .schema import WHOLE_TEXT, InputError, json_depth_ok, jsonable, shown
 
 __all__ = ["handle", "handle_message", "warm_up", "warm_up_requests", "OPS"]
 
@@ -87,7 +87,7 @@ def _from_link(w: widgets.Widget, params: Any, base: Mapping[str, Any] | None) -
 
 def _whole(value: Any, name: str, low: int, high: int, what: str) -> int:
     """A bounded whole number from a request (JSON number or text), or an InputError naming it."""
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 20:
+    if isinstance(value, str) and WHOLE_TEXT.fullmatch(value.strip()) and len(value.strip()) <= 20:
         value = int(value.strip())
     if isinstance(value, float) and value.is_integer():
         value = int(value)
@@ -194,8 +194,8 @@ MAX_MERGED = 64
 def _merge(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     """Several workers' tallies of one run as one: the page's pool asks this of one worker.
 
-    In: ``inputs``, ``tallies`` (a list of tallies over disjoint trial ranges),
-    ``render``, optionally ``trials`` and ``precision``. Out as :func:`_estimate`, without
+    In: ``inputs``, ``seed``, ``tallies`` (a list of tallies over disjoint trial ranges, each of these inputs
+    and seed), ``render``, optionally ``trials`` and ``precision``. Out as :func:`_estimate`, without
     ``next``. Tallies merge exactly, so the answer equals one worker's over
     the same trials.
     """
@@ -206,13 +206,18 @@ def _merge(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
         raise InputError("tallies", f"give a list of 1 to {MAX_MERGED} tallies", f"1..{MAX_MERGED} tallies")
     total = _whole(message.get("trials", w.trials), "trials", 1, MAX_TRIAL_INDEX, "a number of trials")
     goal = _precision(w, message)
-    values, _ = w.run_inputs(message.get("inputs"))
+    seed = widgets.check_seed(message.get("seed"))
+    values, key = w.run_inputs(message.get("inputs"))
     tallies = []
     for i, t in enumerate(raw, 1):
         try:
             tallies.append(Tally.from_json(t))
         except InputError as exc:
             raise InputError("tallies", f"tally {i} {exc.message}", exc.allowed) from None
+        if tallies[-1].key != key(seed):
+            raise InputError("tallies", f"tally {i} belongs to other inputs, another seed or another widget",
+                             "tallies of this run")
+    montecarlo.check_merge_size(tallies, "tallies")
     tally = tallies[0]
     try:
         for other in tallies[1:]:
@@ -449,7 +454,7 @@ def warm_up_requests(scenario_ops: bool = False) -> list[dict[str, Any]]:
             requests.append({"op": "estimate", "widget": w.id, "inputs": {}, "seed": 1, "first": 0, "count": 4,
                              "tally": None, "render": True})
             one = w.estimate(w.validate({}), 1, 0, 1).to_json()  # one trial: a short task, even for a battle
-            requests.append({"op": "merge", "widget": w.id, "inputs": {}, "tallies": [one], "render": True})
+            requests.append({"op": "merge", "widget": w.id, "inputs": {}, "seed": 1, "tallies": [one], "render": True})
         elif scenario_ops:
             requests += [{"op": op, "widget": w.id, "inputs": {}} for op in ("varies", "observable")]
             requests += [{"op": "compare", "widget": w.id, "inputs": {}, "pinned": {}, "render": True},

@@ -42,7 +42,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from . import present
-from .montecarlo import Tally, wilson
+from .montecarlo import Tally, tally_wilson
 from .schema import fraction_text
 
 __all__ = ["VARIABLE", "HITS", "STAGE_ENDS", "CHART_POINTS", "stage", "record", "points", "check_html"]
@@ -115,7 +115,7 @@ def points(tally: Tally, exact: Exact) -> list[dict[str, Any]]:
         happened = sum(k for at, k in hits if last is None or at <= last)
         if not n:
             continue
-        iv = wilson(happened, n, tally.confidence)
+        iv = tally_wilson(happened, n, tally.confidence)
         out.append({"at": e, "trials": n, "successes": happened, "estimate": iv.estimate, "low": iv.low,
                     "high": iv.high, "exact": sum((values[r[1]] * r[2] for r in chosen), Fraction(0)) / n})
     return out

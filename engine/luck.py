@@ -28,7 +28,7 @@ from html import escape
 from typing import Any, Final
 
 from . import widgets
-from .montecarlo import Tally, wilson
+from .montecarlo import Tally, tally_wilson
 from .schema import InputError, fraction_text, shown
 
 __all__ = ["luck", "luck_html", "observable", "choices", "of_battle", "sample_sentence", "SAID_OF_A_BATTLE"]
@@ -139,9 +139,19 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
         total = trials or w.trials
         count = total - first if count is None else count
         t = None if tally is None else Tally.from_json(tally)
+        if t is not None and t.key != w.tally_key(values, seed):
+            raise InputError("tally", "the tally belongs to other inputs, another seed or another widget; start "
+                             "again without one", "the tally of these inputs and seed")
         if count or t is None:  # a count of 0 reads the tally as it is
-            t = w.estimate(values, seed, first, count, t)
+            try:
+                t = w.estimate(values, seed, first, count, t)
+            except InputError:
+                raise
+            except ValueError as exc:  # trials the tally holds already
+                raise InputError("first", f"{exc}; each trial is counted once", "trials not yet in the tally") from None
         n = t.trials
+        if not n:
+            raise InputError("count", "no trials to place the result among: run at least one", "1 or more")
         parts = []
         lines = []
         if "ending" in observed:
@@ -150,7 +160,7 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
             if not isinstance(ending, str) or ending not in counts and ending not in observable(w, values)["ending"]:
                 raise InputError("ending", f"{shown(ending)} is not an ending of this battle", ", ".join(sorted(counts)))
             k = counts.get(ending, 0)
-            iv = wilson(k, n, t.confidence)
+            iv = tally_wilson(k, n, t.confidence)
             label = w.endings.get(ending, ending)
             parts.append({"what": "ending", "value": ending, "label": label,
                           "share": {"float": k / n, "low": iv.low, "high": iv.high}})
@@ -167,7 +177,7 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
                 raise InputError(name, f"{shown(value)} is not a count", "a whole number, 0 or more")
             at_most = sum(c for v, c in hist.items() if int(v) <= value)
             at_least = sum(c for v, c in hist.items() if int(v) >= value)
-            lo, hi = wilson(at_most, n, t.confidence), wilson(at_least, n, t.confidence)
+            lo, hi = tally_wilson(at_most, n, t.confidence), tally_wilson(at_least, n, t.confidence)
             parts.append({"what": name, "value": value,
                           "at_most": {"float": at_most / n, "low": lo.low, "high": lo.high},
                           "at_least": {"float": at_least / n, "low": hi.low, "high": hi.high}})

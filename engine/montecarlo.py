@@ -25,6 +25,7 @@ import functools
 import hashlib
 import math
 import random
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -37,7 +38,7 @@ from . import present
 from .schema import InputError, fraction_text
 
 __all__ = ["TRIAL_SEED_DOMAIN", "trial_seed", "trial_rng", "Tally", "Interval", "wilson", "z_score", "run_chunk",
-           "Trial", "Prepared", "probing", "is_probing", "TrialTooSlow", "outcome_table", "mean_text", "means_list", "histogram", "MAX_TALLY_ENTRIES", "DEFAULT_CONFIDENCE"]
+           "Trial", "Prepared", "tally_wilson", "probing", "is_probing", "TrialTooSlow", "outcome_table", "mean_text", "means_list", "histogram", "MAX_TALLY_ENTRIES", "DEFAULT_CONFIDENCE"]
 
 TRIAL_SEED_DOMAIN: Final = b"rules-explorer/trial-seed/v1"
 """Prefix of the hashed text that seeds one trial; changing it changes every estimate."""
@@ -46,7 +47,15 @@ DEFAULT_CONFIDENCE: Final = Fraction(95, 100)
 """The confidence level of the intervals unless a widget states another."""
 
 MAX_TALLY_ENTRIES: Final = 20000
-"""Most variables, outcomes, histogram bins and covered ranges a tally read from JSON may hold."""
+"""Most variables, outcomes, histogram bins and covered ranges a tally read from JSON may hold; and the tallies
+one request merges, together (a merge of many large tallies would otherwise run for seconds)."""
+
+
+def check_merge_size(tallies: Iterable[Tally | None], field: str) -> None:
+    """An InputError on ``field`` when ``tallies`` hold more than MAX_TALLY_ENTRIES together."""
+    if sum(t.entries for t in tallies if t is not None) > MAX_TALLY_ENTRIES:
+        raise InputError(field, f"the tallies hold more than {MAX_TALLY_ENTRIES:,} entries together; "
+                         "merge fewer at a time", f"tallies of at most {MAX_TALLY_ENTRIES:,} entries in all")
 
 Number = int | float | Fraction
 Trial = Callable[[Mapping[str, Any], random.Random, "Tally"], None]
@@ -166,6 +175,14 @@ def _float_sums(xs: Sequence[float]) -> tuple[int | Fraction, int | Fraction]:
             squares.numerator if squares.denominator == 1 else squares)
 
 
+def tally_wilson(successes: int, trials: int, confidence: Fraction) -> Interval:
+    """:func:`wilson` of two counts read from a tally. A tally comes back from the page, and one that counts more
+    successes than trials (or fewer than none) is not one the engine made: an :class:`InputError` on ``tally``."""
+    if not 0 <= successes <= trials:
+        raise InputError("tally", "is not a tally from this engine (it counts more successes than trials)")
+    return wilson(successes, trials, confidence)
+
+
 @dataclass(frozen=True)
 class Sums:
     """Count, sum and sum of squares of one quantity, exact.
@@ -277,6 +294,13 @@ class Tally:
         """How many trials the tally holds."""
         return sum(b - a for a, b in self.ranges)
 
+    @property
+    def entries(self) -> int:
+        """How much the tally holds, as :meth:`from_json` counts it against MAX_TALLY_ENTRIES: its ranges, and each
+        variable, quantity and histogram with its outcomes or values."""
+        return (len(self.ranges) + sum(1 + len(per) for per in self.counts.values()) + len(self._sums)
+                + sum(1 + len(h) for h in self.hists.values()))
+
     def interval(self, variable: str, outcome: str) -> Interval:
         """The share of trials with this outcome, with its Wilson interval."""
         return wilson(self.counts.get(variable, {}).get(outcome, 0), self.trials, self.confidence)
@@ -363,13 +387,29 @@ class Tally:
 
     @classmethod
     def from_json(cls, data: Any) -> Tally:
-        """A tally from :meth:`to_json` data; anything else is an :class:`InputError` on ``tally``."""
+        """A tally from :meth:`to_json` data; anything else is an :class:`InputError` on ``tally``.
+
+        A tally travels through the page and comes back, so it is read as a stranger's: its numbers in the
+        engine's own spelling only, within the sizes the engine's trials give, and as consistent as every tally
+        the engine makes (no more outcomes than trials, a quantity's sums those of real numbers)."""
         try:
             return _read_tally(cls, data)
-        except (TypeError, ValueError, KeyError, ZeroDivisionError) as exc:
-            if isinstance(exc, InputError):
-                raise
+        except NotATally as exc:
             raise InputError("tally", f"is not a tally from this engine ({exc})") from None
+        except KeyError as exc:
+            raise InputError("tally", f"is not a tally from this engine (it has no {exc.args[0]})") from None
+
+
+class NotATally(ValueError):
+    """What :meth:`Tally.from_json` found wrong with data that is not an engine's tally (plain words)."""
+
+
+MAX_MEASURE: Final = 10**100
+"""The largest size of a quantity a trial measures, as a tally read from a request may claim it (the mean, and
+the root mean square): far beyond any the engine measures, and small enough that every figure made from the
+sums is a finite float and every sum short text."""
+_EXACT_TEXT = re.compile(r"-?[0-9]{1,4000}(?:/[0-9]{1,4000})?", re.ASCII)
+_WHOLE_KEY = re.compile(r"-?[0-9]{1,30}", re.ASCII)
 
 
 def _text(x: int | Fraction) -> str:
@@ -377,64 +417,86 @@ def _text(x: int | Fraction) -> str:
 
 
 def _number(text: Any) -> int | Fraction:
-    if not isinstance(text, str) or len(text) > 4000:
-        raise TypeError("an exact number is text such as 5/2")
-    if text.isascii() and (text.isdigit() or (text[:1] == "-" and text[1:].isdigit())):
-        return int(text)  # most sums are whole numbers: what Fraction reads them as, without its parser
-    return _exact(Fraction(text))
+    """An exact number as :func:`_text` writes it (``3``, ``-5/2``); any other text is refused, however Python
+    would read it (an exponent of a billion, ``nan``, another script's digits)."""
+    if not isinstance(text, str) or not _EXACT_TEXT.fullmatch(text):
+        raise NotATally("an exact number is written as a whole number or a fraction such as 5/2")
+    top, _, bottom = text.partition("/")
+    if not bottom:
+        return int(top)
+    if int(bottom) == 0:
+        raise NotATally("a fraction has a denominator of 0")
+    return _exact(Fraction(int(top), int(bottom)))
 
 
 def _count(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise TypeError("counts are whole numbers of at least 0")
+        raise NotATally("counts are whole numbers of at least 0")
     return n
+
+
+def _mapping(x: Any, what: str) -> Mapping[Any, Any]:
+    if not isinstance(x, Mapping):
+        raise NotATally(f"{what} must be an object")
+    return x
 
 
 def _read_tally(cls: type[Tally], data: Any) -> Tally:
     if not isinstance(data, Mapping) or data.get("v") != 1:
-        raise TypeError("expected an object with v = 1")
+        raise NotATally("expected an object with v = 1")
     key = data["key"]
     if not isinstance(key, str) or len(key) > 200:
-        raise TypeError("key must be short text")
+        raise NotATally("key must be short text")
     t = cls(key, Fraction(_number(data["confidence"])))
-    if not 0 < t.confidence < 1:
-        raise ValueError("confidence must lie between 0 and 1")
+    if not Fraction(1, 2) <= t.confidence <= Fraction(999, 1000):
+        raise NotATally("its confidence must lie between 1/2 and 999/1000")
     entries = 0
 
     def budget(n: int) -> None:
         nonlocal entries
         entries += n
         if entries > MAX_TALLY_ENTRIES:
-            raise ValueError(f"more than {MAX_TALLY_ENTRIES} entries")
+            raise NotATally(f"more than {MAX_TALLY_ENTRIES} entries")
 
     ranges = data["ranges"]
+    if not isinstance(ranges, list):
+        raise NotATally("ranges must be a list")
     budget(len(ranges))
     pairs = []
     for r in ranges:
         if not isinstance(r, list) or len(r) != 2:
-            raise TypeError("a range is [first, end]")
+            raise NotATally("a range is [first, end]")
         a, b = _count(r[0]), _count(r[1])
         if not a < b < 2**63:
-            raise ValueError("a range is [first, end] with first < end")
+            raise NotATally("a range is [first, end] with first < end")
         pairs.append((a, b))
-    t.ranges = _add_ranges((), tuple(pairs))
-    for var, per in dict(data["counts"]).items():
+    try:
+        t.ranges = _add_ranges((), tuple(pairs))
+    except ValueError as exc:
+        raise NotATally(str(exc)) from None
+    for var, per in _mapping(data["counts"], "counts").items():
+        per = _mapping(per, "each variable's counts")
         budget(1 + len(per))
-        t.counts[str(var)] = {str(o): _count(n) for o, n in dict(per).items()}
-    for name, s in dict(data["sums"]).items():
+        t.counts[str(var)] = {str(o): _count(n) for o, n in per.items()}
+    for name, s in _mapping(data["sums"], "sums").items():
         budget(1)
         if not isinstance(s, list) or len(s) != 3:
-            raise TypeError("sums are [n, total, squares]")
+            raise NotATally("sums are [n, total, squares]")
         t.sums[str(name)] = Sums(_count(s[0]), _number(s[1]), _number(s[2]))
-    for name, h in dict(data["hists"]).items():
+    for name, h in _mapping(data["hists"], "hists").items():
+        h = _mapping(h, "each histogram")
         budget(1 + len(h))
-        if any(len(str(k)) > 30 for k in h):
-            raise ValueError("a histogram value is too long")
-        t.hists[str(name)] = {int(str(k)): _count(n) for k, n in dict(h).items()}
+        if not all(_WHOLE_KEY.fullmatch(str(k)) for k in h):
+            raise NotATally("a histogram's values are whole numbers of at most 30 digits")
+        t.hists[str(name)] = {int(str(k)): _count(n) for k, n in h.items()}
     n = t.trials
     if any(sum(per.values()) > n for per in t.counts.values()) or any(s.n > n for s in t.sums.values()) \
             or any(sum(h.values()) > n for h in t.hists.values()):
-        raise ValueError("it counts more than the trials it covers")
+        raise NotATally("it counts more than the trials it covers")
+    for s in t.sums.values():  # the sums of s.n real numbers, none larger than MAX_MEASURE
+        if s.squares < 0 or s.total * s.total > s.n * s.squares or abs(s.total) > s.n * MAX_MEASURE \
+                or s.squares > s.n * MAX_MEASURE**2:
+            raise NotATally("its sums are not those of the numbers its trials measure")
     return t
 
 

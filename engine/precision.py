@@ -34,7 +34,7 @@ from typing import Any, Final
 
 from . import widgets
 from .figures import Figure
-from .montecarlo import Tally, wilson
+from .montecarlo import Tally, tally_wilson
 from .scenarios import Mapper, serial
 from .schema import InputError, fraction_text, jsonable, shown
 
@@ -127,7 +127,7 @@ def half_width(w: widgets.Widget, tally: Tally) -> float:
     successes = value * n
     if Fraction(successes).denominator != 1:
         raise InputError("precision", f"{head.label} is not a share of trials", "a fixed number of trials")
-    iv = wilson(int(successes), n, tally.confidence)
+    iv = tally_wilson(int(successes), n, tally.confidence)
     return (iv.high - iv.low) / 2
 
 
@@ -180,7 +180,7 @@ def figure_values(w: widgets.Widget, tally: Tally) -> list[dict[str, Any]]:
                                "exact": None if x is None else fraction_text(Fraction(x)),
                                "float": None if x is None else float(x)}
         if x is not None and f.probability and Fraction(x * tally.trials).denominator == 1:
-            iv = wilson(int(x * tally.trials), tally.trials, tally.confidence)
+            iv = tally_wilson(int(x * tally.trials), tally.trials, tally.confidence)
             row.update(low=iv.low, high=iv.high)
         out.append(row)
     return out

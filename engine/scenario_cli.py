@@ -27,7 +27,7 @@ from typing import Any
 from . import luck, precision, scenarios, sensitivity, widgets
 from .api import MAX_TRIAL_INDEX, html_digest
 from .montecarlo import Tally
-from .schema import InputError, json_argument
+from .schema import WHOLE_TEXT, InputError, json_argument
 
 COMMANDS = ("compare", "sweep", "target", "sensitivity", "luck", "estimate")
 
@@ -116,7 +116,7 @@ def estimate(args: argparse.Namespace, mapper: scenarios.Mapper, workers: int) -
         tally, answer["precision"] = precision.run(w.id, inputs, seed, goal, chunk=chunk, mapper=mapper)
     else:
         text = str(w.trials) if args.trials is None else args.trials.strip()
-        if not text.isdigit() or not 1 <= int(text) <= MAX_TRIAL_INDEX:
+        if not WHOLE_TEXT.fullmatch(text) or not 1 <= int(text) <= MAX_TRIAL_INDEX:
             raise InputError("trials", f"{text[:24]!r} is not a number of trials; enter a whole number from 1 to "
                              f"{MAX_TRIAL_INDEX}", f"1..{MAX_TRIAL_INDEX}")
         trials = int(text)

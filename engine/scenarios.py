@@ -50,8 +50,9 @@ from typing import Any, Final
 
 from . import linkstate, montecarlo, widgets
 from .figures import Figure
-from .montecarlo import Interval, Kept, Prepared, Tally, trial_rng, wilson, z_score
-from .schema import Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, fraction_text, jsonable, shown
+from .montecarlo import Interval, Kept, Prepared, Tally, tally_wilson, trial_rng, wilson, z_score
+from .schema import (ROW_TEXT, Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, fraction_text,
+                     jsonable, shown)
 
 __all__ = ["MAX_POINTS", "MAX_TARGET_TRIALS", "MAX_PARTS", "varies", "vary_points", "compare", "sweep", "target",
            "figure_chunk", "merged_state", "serial", "chart_svg", "pin_state", "read_pin_state", "scenario_state", "read_scenario_state"]
@@ -90,7 +91,7 @@ def _field_at(group: Group, path: str, values: Any) -> Field:
                 break
             value = value.get(part) if isinstance(value, Mapping) else None
         elif isinstance(current, ListOf):
-            if not (part.isdigit() and len(part) <= 4 and isinstance(value, list) and int(part) < len(value)):
+            if not (ROW_TEXT.fullmatch(part) and isinstance(value, list) and int(part) < len(value)):
                 raise InputError("input", f"{shown(path)}: {shown(part)} is not a row of {current.name}",
                                  "a row number of the list, from 0")
             value = value[int(part)]
@@ -296,11 +297,15 @@ def _figures(w: widgets.Widget, names: Sequence[str] | None) -> tuple[Figure, ..
         return w.figures
     if not isinstance(names, list) or not 1 <= len(names) <= len(w.figures):
         raise InputError("figures", "give a list of the widget's figure names", ", ".join(f.name for f in w.figures))
+    return tuple(figure_named(w, n, "figures") for n in names)
+
+
+def figure_named(w: widgets.Widget, name: Any, field: str = "figure") -> Figure:
+    """The figure of ``w`` so named, or an InputError on ``field`` (a name that is not text included)."""
     by = {f.name: f for f in w.figures}
-    for n in names:
-        if n not in by:
-            raise InputError("figures", f"{shown(n)} is not a figure of {w.id}", ", ".join(by))
-    return tuple(by[n] for n in names)
+    if not isinstance(name, str) or name not in by:
+        raise InputError(field, f"{shown(name)} is not a figure of {w.id}", ", ".join(by))
+    return by[name]
 
 
 def exact_figures(w: widgets.Widget, values: dict[str, Any]) -> dict[str, Fraction | None]:
@@ -489,7 +494,7 @@ def _estimate(t: Tally, name: str, f: Figure) -> dict[str, Any] | None:
     difference = name.split(".", 1)[0].startswith("d")
     flat = s.variance == 0
     if f.probability and not difference and Fraction(s.total).denominator == 1:
-        iv = wilson(int(s.total), s.n, t.confidence)
+        iv = tally_wilson(int(s.total), s.n, t.confidence)
     elif f.probability and difference and flat and s.total == 0:
         bound = wilson(0, s.n, t.confidence).high
         iv = Interval(0.0, -bound, bound)
@@ -596,9 +601,14 @@ def merged_state(carried: Any, parts: Any, per_point: bool) -> Any:
         raise InputError("parts", f"give a list of 1 to {MAX_PARTS} partial states of the run",
                          f"1..{MAX_PARTS} states")
 
-    def merge(into: Tally | None, raw: Any, i: int) -> Tally | None:
+    def read(raw: Any, i: int) -> Tally | None:
         try:
-            t = _read_tally(raw, "parts")
+            return _read_tally(raw, "parts")
+        except InputError as exc:
+            raise InputError("parts", f"part {i}: {exc.message}", "partial states of this run") from None
+
+    def merge(into: Tally | None, t: Tally | None, i: int) -> Tally | None:
+        try:
             return t if into is None else into if t is None else into.merged(t)
         except (InputError, ValueError) as exc:
             why = exc.message if isinstance(exc, InputError) else str(exc)
@@ -607,18 +617,24 @@ def merged_state(carried: Any, parts: Any, per_point: bool) -> Any:
 
     if not per_point:
         out = _read_tally(carried, "tally")
-        for i, raw in enumerate(parts, 1):
-            out = merge(out, raw, i)
+        states = [read(raw, i) for i, raw in enumerate(parts, 1)]
+        montecarlo.check_merge_size([out, *states], "parts")
+        for i, t in enumerate(states, 1):
+            out = merge(out, t, i)
         return None if out is None else out.to_json()
     n = len(carried) if isinstance(carried, list) else len(parts[0]) if isinstance(parts[0], list) else -1
     if not 1 <= n <= MAX_POINTS:
         raise InputError("parts", "give each partial state as a list of tallies, one (or null) per point",
                          f"1..{MAX_POINTS} tallies")
     points = _tallies(carried, n)
+    states = []
     for i, raw in enumerate(parts, 1):
         if not isinstance(raw, list) or len(raw) != n:
             raise InputError("parts", f"part {i}: give one tally (or null) per point: {n}", f"{n} tallies")
-        points = [merge(t, r, i) for t, r in zip(points, raw)]
+        states.append([read(r, i) for r in raw])
+    montecarlo.check_merge_size([*points, *(t for part in states for t in part)], "parts")
+    for i, part in enumerate(states, 1):
+        points = [merge(t, r, i) for t, r in zip(points, part)]
     return [None if t is None else t.to_json() for t in points]
 
 
@@ -981,10 +997,7 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
     cannot tell between at this precision.
     """
     w = widgets.get(widget_id)
-    by = {f.name: f for f in w.figures}
-    if figure not in by:
-        raise InputError("figure", f"{shown(figure)} is not a figure of {w.id}", ", ".join(by))
-    f = by[figure]
+    f = figure_named(w, figure)
     goal = _goal(goal)
     if direction not in ("least", "most"):
         raise InputError("direction", f"{shown(direction)} is not a direction", "least, most")
@@ -1204,7 +1217,7 @@ def read_scenario_state(w: widgets.Widget, text: str, base: Mapping[str, Any]) -
             errors.append(InputError("sweep", exc.message, exc.allowed))
     if "t" in data:
         t = data["t"]
-        ok = isinstance(t, Mapping) and t.get("figure") in {f.name for f in w.figures}
+        ok = isinstance(t, Mapping) and isinstance(t.get("figure"), str) and t["figure"] in {f.name for f in w.figures}
         try:
             if ok:
                 _threshold(t.get("threshold"), next(f for f in w.figures if f.name == t.get("figure")))

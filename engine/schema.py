@@ -84,6 +84,8 @@ MAX_EXPONENT = 30
 WHOLE_TEXT = re.compile(r"[+-]?[0-9]{1,%d}" % MAX_NUMBER_TEXT, re.ASCII)
 """A whole number as forms, links and the command line write it: ASCII digits only
 (Python's ``int`` would also take ``1_000`` and other scripts' digits)."""
+ROW_TEXT = re.compile(r"0|[1-9][0-9]{0,3}", re.ASCII)
+"""A row's number in a dotted path (``attackers.1.count``), written one way only: as the engine writes it."""
 NUMBER_TEXT = re.compile(r"(?=.{1,%d}$)[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exp>[+-]?[0-9]+))?"
                          r"(?:/(?P<den>[0-9]+))?" % MAX_NUMBER_TEXT, re.ASCII)
 """An exact number's text: ``3``, ``-2.5``, ``5/2``, ``1.5e3``; at most MAX_NUMBER_TEXT characters."""
@@ -267,6 +269,8 @@ class Text(Field):
             raise self.fail(path, f"is too long ({len(text)} characters); enter {self.allowed()}")
         if any(ch < " " or ch == "\x7f" for ch in text):
             raise self.fail(path, f"has control characters; enter {self.allowed()}")
+        if any("\ud800" <= ch <= "\udfff" for ch in text):  # half of a character (JSON's "\ud800"): not text
+            raise self.fail(path, f"has a broken character; enter {self.allowed()}")
         return self.read(text, path)
 
     def read(self, text: str, path: str) -> str:
@@ -344,6 +348,8 @@ class Number(Field):
 
     def coerce(self, value: Any, path: str) -> Fraction:
         number: Fraction
+        if isinstance(value, float) and math.isfinite(value):
+            value = repr(value)  # the decimal a reader wrote (0.1 is 1/10), read as text: 5e-324 is refused as 1e-31 is
         if isinstance(value, str):
             text = value.strip()
             if not text:
@@ -352,7 +358,7 @@ class Number(Field):
             if parsed is None:
                 raise self.fail(path, f"{shown(text)} is not a number; enter {self.allowed()}")
             number = parsed
-        elif isinstance(value, float) and math.isfinite(value) or isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        elif isinstance(value, (int, Fraction)) and not isinstance(value, bool):
             number = Fraction(value)
         else:
             raise self.fail(path, f"{shown(value)} is not a number; enter {self.allowed()}")
@@ -482,7 +488,7 @@ class ListOf(Field):
     def coerce(self, value: Any, path: str) -> list[dict[str, Any]]:
         if isinstance(value, str):
             value = _parse_json_text(self, value, path)
-        if isinstance(value, Mapping) and all(str(k).isdigit() for k in value):
+        if isinstance(value, Mapping) and all(ROW_TEXT.fullmatch(str(k)) for k in value):
             value = [value[k] for k in sorted(value, key=lambda k: int(k))]
         if not isinstance(value, Sequence) or isinstance(value, str):
             raise self.fail(path, "must be a list")

@@ -48,9 +48,10 @@ from html import escape
 from typing import Any, Final
 
 from . import widgets
-from .montecarlo import Tally, wilson
-from .scenarios import (Mapper, _chunks, _estimate, _figures, _label, _read_tally, _run_jobs, _shown_value,
-                        _replaced, _value_json, chunk_states, exact_figures, figure_chunk, merged_state, serial)
+from .montecarlo import Tally, tally_wilson
+from .scenarios import (Mapper, _chunks, _estimate, _figures, _label, _read_tally, _replaced, _run_jobs,
+                        _shown_value, _value_json, chunk_states, exact_figures, figure_chunk, figure_named,
+                        merged_state, serial)
 from .schema import Boolean, Choice, Field, InputError, Integer, Number, fraction_text, jsonable, shown
 
 __all__ = ["alternatives", "sensitivity", "sensitivity_html", "note_html", "tornado_svg", "readings",
@@ -238,7 +239,7 @@ def _playing(t: Tally | None, stage: Any, a: int, n_states: int, head: Any, stop
             out = []
             for k in range(1, n_states):
                 m, n = _changed(t, k, head)
-                if n == c and not (c in stops and wilson(m, n, t.confidence).high <= NEGLIGIBLE_SHARE):
+                if n == c and not (c in stops and tally_wilson(m, n, t.confidence).high <= NEGLIGIBLE_SHARE):
                     out.append(k)
             return out
         out = []
@@ -330,7 +331,7 @@ def _reading(t: Tally, k: int, head: Any, base: dict[str, Any],
     x = Fraction(base["exact"]) + Fraction(diff["exact"])
     low = max(0.0, base["low"] + diff["low"])
     high = min(1.0, base["high"] + diff["high"])
-    played["bound"] = wilson(m, n, t.confidence).high
+    played["bound"] = tally_wilson(m, n, t.confidence).high
     return {"exact": fraction_text(x), "float": float(x), "low": low, "high": high, "trials": n}, diff, played
 
 
@@ -356,11 +357,7 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
     the sums of one call, as every (trial, reading) is measured once.
     """
     w = widgets.get(widget_id)
-    figs = _figures(w, None)
-    by = {f.name: f for f in figs}
-    if figure is not None and figure not in by:
-        raise InputError("figure", f"{figure!r} is not a figure of {w.id}", ", ".join(by))
-    head = by[figure] if figure is not None else figs[0]
+    head = _figures(w, None)[0] if figure is None else figure_named(w, figure)
     values, settings, variants, data = _prepared(w, inputs)
     out: dict[str, Any] = {"widget": w.id, "kind": "estimate" if w.trial else "exact", "figure": head.describe(),
                            "variants": len(variants),

@@ -37,7 +37,7 @@ from typing import Any
 from . import linkstate, montecarlo
 from .figures import Figure
 from .montecarlo import Tally
-from .schema import Group, InputError, flatten, fraction_text, jsonable, shown, to_text, unflatten
+from .schema import WHOLE_TEXT, Group, InputError, flatten, fraction_text, jsonable, shown, to_text, unflatten
 
 __all__ = ["Widget", "CAPABILITIES", "MAX_SEED", "register", "get", "ids", "all_widgets", "SYSTEM_MODULES", "UnknownWidgetError",
            "check_seed"]
@@ -68,7 +68,7 @@ def check_seed(seed: Any) -> int:
     >>> check_seed("42"), check_seed(7)
     (42, 7)
     """
-    if isinstance(seed, str) and seed.strip().isdigit() and len(seed.strip()) <= 20:
+    if isinstance(seed, str) and WHOLE_TEXT.fullmatch(seed.strip()) and len(seed.strip()) <= 20:
         seed = int(seed.strip())
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise InputError("seed", f"{shown(seed)} is not a seed; enter a whole number from 0 to 2**53", "0..2**53")

@@ -86,7 +86,7 @@ def test_workers_tallies_merge_into_one_workers_answer(sizes, rnd):
     starts = [sum(sizes[:i]) for i in range(len(sizes))]
     blocks = [estimate("demo.dice", first, size)["tally"] for first, size in zip(starts, sizes)]
     rnd.shuffle(blocks)
-    merged = ask(op="merge", widget="demo.dice", inputs={}, tallies=blocks, trials=n, render=True)
+    merged = ask(op="merge", widget="demo.dice", inputs={}, seed=1, tallies=blocks, trials=n, render=True)
     whole = estimate("demo.dice", 0, n, render=True, trials=n)
     assert (merged["tally"], merged["html"], merged["digest"]) == (whole["tally"], whole["html"], whole["digest"])
     assert merged["trials"] == n and merged["done"] is True
@@ -95,12 +95,12 @@ def test_workers_tallies_merge_into_one_workers_answer(sizes, rnd):
 def test_merge_refuses_overlaps_and_bad_lists():
     a = estimate("demo.dice", 0, 10)["tally"]
     b = estimate("demo.dice", 5, 10)["tally"]
-    error = ask(op="merge", widget="demo.dice", inputs={}, tallies=[a, b])["error"]
+    error = ask(op="merge", widget="demo.dice", inputs={}, seed=1, tallies=[a, b])["error"]
     assert error["field"] == "tallies" and "each trial is counted once" in error["message"]
     for bad in (None, [], "x", [a] * (api.MAX_MERGED + 1), [{"v": 9}]):
-        error = ask(op="merge", widget="demo.dice", inputs={}, tallies=bad)["error"]
+        error = ask(op="merge", widget="demo.dice", inputs={}, seed=1, tallies=bad)["error"]
         assert error["type"] == "InputError" and error["field"] == "tallies", bad
-    assert ask(op="merge", widget="atg.hit_chance", inputs={}, tallies=[a])["error"]["type"] == "InputError"
+    assert ask(op="merge", widget="atg.hit_chance", inputs={}, seed=1, tallies=[a])["error"]["type"] == "InputError"
 
 
 def test_demo_figures_are_pinned(demo):
@@ -230,7 +230,7 @@ def test_the_chunks_of_a_run_validate_their_inputs_once(validations):
     tally = None
     for first in range(0, 6, 2):
         tally = estimate("atg.battle", first, 2, tally, inputs={"river": True})["tally"]
-    ask(op="merge", widget="atg.battle", inputs={"river": True}, tallies=[tally])
+    ask(op="merge", widget="atg.battle", inputs={"river": True}, seed=1, tallies=[tally])
     assert len(validations) == 1
     estimate("atg.battle", 0, 2, inputs={"river": False})  # other inputs: validated anew
     assert len(validations) == 2

@@ -219,7 +219,7 @@ class _Reader:
 
     def _number(self, code: str) -> int:
         digit = self._peek()
-        if not digit.isdigit() or self._peek(2)[1:].isdigit():
+        if not (digit.isascii() and digit.isdigit()) or self._peek(2)[1:].isdigit():
             raise CellFormatError(f"{code} must be followed by one digit")
         if digit == "0":
             raise CellFormatError(f"{code}0 is not a result; numbers run from 1 to 9")
