@@ -201,8 +201,8 @@ def _replaced(values: Any, parts: Sequence[str], value: Any) -> Any:
 def _with(w: widgets.Widget, values: Mapping[str, Any], path: str, value: Any, plain: Any = None) -> dict[str, Any]:
     """Validated inputs: ``values`` with the input at ``path`` set to ``value`` (raw or text).
 
-    ``plain``: ``jsonable(values)``, from a caller that makes many (a sweep's points, a reading's variants of a
-    table of 37 columns): it is shared by every call, never changed (only the objects along the path are copied).
+    ``plain``: ``jsonable(values)``, from a caller that makes many (a sweep's points): it is shared by every
+    call, never changed (only the objects along the path are copied).
     """
     return w.validate(_replaced(jsonable(values) if plain is None else plain, path.split("."), value))
 

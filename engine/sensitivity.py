@@ -108,9 +108,7 @@ def alternatives(w: widgets.Widget, values: Mapping[str, Any]) -> list[dict[str,
     """
     out = []
     for path, f in w.inputs.assumed_fields():
-        current: Any = values
-        for part in path.split("."):
-            current = current[part]
+        current = _at(values, path.split("."))
         if isinstance(f, Choice):
             alts: list[Any] = [c for c in f.choices if c != current]
         elif isinstance(f, Boolean):
@@ -168,14 +166,17 @@ def _prepared(w: widgets.Widget, inputs: Mapping[str, Any] | None) -> tuple[Any,
     values = w.validate(inputs)
     settings, variants = _variants(w, values)
     plain = jsonable(values)
-    data = [plain] + [_replaced(plain, (path := settings[i]["input"].split(".")), jsonable(_at(v, path)))
-                      for i, _, v in variants]
+    data = [plain]
+    for i, _, v in variants:  # each the inputs' data with its setting's value changed, the rest shared
+        path = settings[i]["input"].split(".")
+        data.append(_replaced(plain, path, jsonable(_at(v, path))))
     if text is not None:
         _last_prepared[:] = [(w.id, text, values, settings, variants, data)]
     return values, settings, variants, data
 
 
 def _at(values: Mapping[str, Any], path: Sequence[str]) -> Any:
+    """The value at a dotted path's parts (assumed settings are in groups, never in a list's rows)."""
     for part in path:
         values = values[part]
     return values
