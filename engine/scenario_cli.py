@@ -176,6 +176,11 @@ def message_of(args: argparse.Namespace) -> dict[str, Any]:
     return m
 
 
+MAX_LOCAL_WORKERS = 64
+"""Most local processes ``--workers`` may ask for: more than a machine here runs at once, where a slip of the
+keyboard's million would start a process for every job."""
+
+
 @contextmanager
 def mapper_for(workers: int, scheduler: str | None) -> Iterator[scenarios.Mapper]:
     """Where jobs run: here (one worker), a local process pool, or a Dask cluster (imported only then)."""
@@ -312,8 +317,12 @@ def write_csv(answer: dict[str, Any], out: Any) -> None:
 def command(args: argparse.Namespace) -> int:
     """Run a compare, sweep or target command line; exit 2 on bad input, 1 on an error of ours."""
     try:
-        if args.workers < 0 or args.chunk < 0:
-            raise InputError("workers", "give 0 or more", "0 or more")
+        if not 0 <= args.workers <= MAX_LOCAL_WORKERS:
+            raise InputError("workers", f"{args.workers} is not a number of local processes; give 0 (every core) to "
+                             f"{MAX_LOCAL_WORKERS}", f"0..{MAX_LOCAL_WORKERS}")
+        if args.chunk < 0:
+            raise InputError("chunk", f"{args.chunk} is not a number of trials per job; give 0 (about four jobs a "
+                             "worker) or more", "0 or more")
         workers = args.workers or os.cpu_count() or 1
         if args.command == "estimate":
             with mapper_for(workers, args.scheduler) as mapper:

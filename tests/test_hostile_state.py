@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine import api, linkstate, montecarlo
-from test_hostile import answer, healthy
+from test_hostile import answer, healthy, run_cli
 
 
 def refused(message: dict[str, Any] | str, field: str | None = None) -> dict[str, Any]:
@@ -191,3 +191,16 @@ def test_the_tally_reader_says_its_own_words():
             montecarlo.Tally.from_json(changed(SGS, "confidence", bad))
         assert "(" + bad not in str(caught.value) and "Fraction" not in str(caught.value)
     healthy()
+
+
+@pytest.mark.parametrize("argv, field", [
+    (("estimate", "sgs.battle", "--trials", "100000", "--workers", "1000000"), "workers"),  # a process for each job
+    (("sweep", "sgs.battle", "--workers", "-1", "--vary", "attacker.units.0.count=1,2"), "workers"),
+    (("estimate", "sgs.battle", "--chunk", "-5"), "chunk"),  # was said of "workers"
+    (("estimate", "sgs.battle", "--trials", "\u00b2"), "trials"),
+])
+def test_the_command_line_bounds_its_workers_and_names_the_argument_at_fault(argv, field):
+    started = time.process_time()
+    code, out, err = run_cli(*argv)
+    assert code == 2 and out == "" and err.startswith(f"error: {field}: ") and err.count("\n") == 1, (code, err)
+    assert time.process_time() - started < 0.5
