@@ -142,10 +142,6 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     except montecarlo.TrialTooSlow:
         return {"error": {"type": "Slow", "field": "", "allowed": "",
                           "message": "this trial is too long for the page's own engine; run it on another"}}
-    except ValueError as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError("first", f"{exc}; each trial is counted once", "trials not yet in the tally") from None
     answer: dict[str, Any] = {"tally": tally.to_json(), "trials": tally.trials, "next": first + count,
                               "done": tally.trials >= total}
     _ANSWERED.insert(0, (answer["tally"], tally))
@@ -214,7 +210,7 @@ def _merge(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
             tallies.append(Tally.from_json(t))
         except InputError as exc:
             raise InputError("tallies", f"tally {i} {exc.message}", exc.allowed) from None
-        if tallies[-1].key != key(seed):
+        if tallies[-1].key != key(seed) or tallies[-1].confidence != w.confidence:
             raise InputError("tallies", f"tally {i} belongs to other inputs, another seed or another widget",
                              "tallies of this run")
     montecarlo.check_merge_size(tallies, "tallies")

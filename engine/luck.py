@@ -138,17 +138,8 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
     else:
         total = trials or w.trials
         count = total - first if count is None else count
-        t = None if tally is None else Tally.from_json(tally)
-        if t is not None and t.key != w.tally_key(values, seed):
-            raise InputError("tally", "the tally belongs to other inputs, another seed or another widget; start "
-                             "again without one", "the tally of these inputs and seed")
-        if count or t is None:  # a count of 0 reads the tally as it is
-            try:
-                t = w.estimate(values, seed, first, count, t)
-            except InputError:
-                raise
-            except ValueError as exc:  # trials the tally holds already
-                raise InputError("first", f"{exc}; each trial is counted once", "trials not yet in the tally") from None
+        # A count of 0 reads the tally as it is; the estimate still checks that it is these inputs' and seed's.
+        t = w.estimate(values, seed, first, count, None if tally is None else Tally.from_json(tally))
         n = t.trials
         if not n:
             raise InputError("count", "no trials to place the result among: run at least one", "1 or more")

@@ -284,6 +284,11 @@ class Widget:
         elif tally.key != key or tally.confidence != self.confidence:
             raise InputError("tally", "the tally belongs to other inputs, another seed or another widget; "
                              "start the run again without one")
+        try:
+            if count > 0:
+                tally.covers(first, first + count)
+        except ValueError as exc:
+            raise InputError("first", f"{exc}; each trial is counted once", "trials not yet in the tally") from None
         return montecarlo.run_chunk(self.trial, values, seed, first, count, tally)
 
     def link_state(self, values: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> dict[str, str]:
