@@ -324,16 +324,19 @@ class Tally:
             raise ValueError("these tallies estimate different things (key or confidence differ)")
         out = Tally(self.key, self.confidence)
         out.ranges = _add_ranges(self.ranges, other.ranges)
-        for src in (self, other):
-            for var, per in src.counts.items():
-                for outcome, n in per.items():
-                    out.count(var, outcome, n)
-            for name, s in src.sums.items():
-                out.sums[name] = out.sums[name].plus(s) if name in out.sums else s
-            for name, h in src.hists.items():
-                dest = out.hists.setdefault(name, {})
-                for k, n in h.items():
-                    dest[k] = dest.get(k, 0) + n
+        # A copy of this one, then the other added: a run's chunk merges its few trials into the whole run's tally.
+        out.counts = {var: dict(per) for var, per in self.counts.items()}
+        out._sums = dict(self.sums)
+        out.hists = {name: dict(h) for name, h in self.hists.items()}
+        for var, per in other.counts.items():
+            for outcome, n in per.items():
+                out.count(var, outcome, n)
+        for name, s in other.sums.items():
+            out._sums[name] = out._sums[name].plus(s) if name in out._sums else s
+        for name, h in other.hists.items():
+            dest = out.hists.setdefault(name, {})
+            for k, n in h.items():
+                dest[k] = dest.get(k, 0) + n
         return out
 
     def beside(self, other: Tally, key: str) -> Tally:
