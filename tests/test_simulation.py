@@ -100,6 +100,43 @@ def test_a_run_again_on_the_pages_one_engine_ends_on_the_whole_runs_table(driver
     assert driver.errors() == []
 
 
+STOPPED = """(s) => { const e = document.querySelector(s);
+    return e.dataset.state === 'stopped' && {announce: e.querySelector('.sim-announce').textContent,
+        caption: e.querySelector('.sim-result caption').textContent, bar: Number(e.querySelector('progress').value),
+        outdated: e.querySelector('.sim-result').dataset.outdated ?? null}; }"""
+STOP_BEFORE_PROGRESS = """(s) => { const e = document.querySelector(s);
+    if (e.dataset.state !== 'running' || Number(e.querySelector('progress').value) !== 0) return false;
+    e.querySelector('[data-action=sim-stop]').click(); return true; }"""
+
+
+@browsers("chromium", "webkit")
+def test_a_stopped_run_on_one_engine_says_the_trials_of_the_estimate_it_shows(driver, site_url):
+    """On a page of one engine worker (a phone's), Stop said the trials the scheduler had run ("Stopped after
+    1,483 trials; the estimate shown is from those") over an estimate of fewer, its last progress's (1,287), and
+    a run stopped before its first progress said so of the estimate from before the run: one for the inputs
+    before a change, not marked out of date."""
+    open_live(driver, site_url + PAGE)
+    driver.call("() => { window.rulesExplorer.pool.size = 1; }")
+    driver.call(SET_TRIALS, SIM, "100000")
+    driver.wait("(s) => Number(document.querySelector(s + ' progress').value) > 0", SIM, timeout=30)
+    driver.wait("() => new Promise((r) => setTimeout(() => r(true), 150))")  # between two progresses
+    driver.call(CLICK, f"{SIM} [data-action=sim-stop]")
+    stopped = driver.wait(STOPPED, SIM, timeout=10)
+    shown = re.fullmatch(r"How the battles ended \(([\d,]+) trials?\)", stopped["caption"]).group(1)
+    assert re.fullmatch(rf"Stopped after {shown} trials?; the estimate shown is from those\.", stopped["announce"]), stopped
+    assert int(shown.replace(",", "")) == stopped["bar"] and stopped["outdated"] is None, stopped
+    # An input changed, and the run it starts stopped before its first progress: the estimate shown (the
+    # stopped run's) is for the inputs before the change, and says so.
+    driver.call(SET_TRIALS, SIM, "1000")
+    driver.wait_run_done(SIM, timeout=60, trials=1000)
+    driver.call(SET_SEED, f"#{INSTANCE}--location_structure", "50")
+    driver.wait(STOP_BEFORE_PROGRESS, SIM, timeout=30)
+    stopped = driver.wait(STOPPED, SIM, timeout=10)
+    assert stopped == {"announce": "Stopped before its first estimate; the estimate shown is for earlier inputs.",
+                       "caption": "How the battles ended (1,000 trials)", "bar": 0, "outdated": "stale"}, stopped
+    assert driver.errors() == []
+
+
 @browsers("chromium", "firefox", "webkit")
 def test_stop_ends_a_run_within_a_chunk(driver, site_url):
     open_live(driver, site_url + PAGE)

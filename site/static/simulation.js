@@ -125,6 +125,7 @@ export class SimulationView {
       if (seq === this.seq) this.progress(p);
     });
     this.current = job;
+    const before = this.result.dataset.outdated; // the estimate shown was for other inputs (a change marked it)
     delete this.result.dataset.outdated; // the run for the inputs shown starts now
     this.elapsed = 0;
     this.stopButton.disabled = false;
@@ -143,13 +144,14 @@ export class SimulationView {
     this.result.removeAttribute("aria-busy");
     if (answer.error) {
       const cancelled = answer.error.type === "Cancelled";
-      const done = answer.error.done ?? Number(this.bar.value);
+      // A stopped run is said by the trials of the estimate shown (the bar's): one worker's scheduler has run
+      // more than its last progress showed (up to PROGRESS_MS more), and a run stopped before its first
+      // progress shows the estimate from before it.
+      const done = cancelled ? Number(this.bar.value) : answer.error.done ?? Number(this.bar.value);
       this.root.dataset.state = cancelled ? "stopped" : "failed";
       // The last progress said the speed and the time left: neither holds for a run that has ended.
       this.progressText.textContent = `${trialsSoFar(done, trials, this.elapsed)}${cancelled ? "; stopped" : ""}`;
-      this.announce.textContent = cancelled
-        ? `Stopped after ${done.toLocaleString("en")} trials; the estimate shown is from those.`
-        : `Not run: ${answer.error.message}.`;
+      this.announce.textContent = cancelled ? this.stoppedSentence(done, before) : `Not run: ${answer.error.message}.`;
       if (answer.error.type !== "Cancelled") this.result.dataset.outdated = "stale"; // not the form's estimate
       return answer;
     }
@@ -176,6 +178,7 @@ export class SimulationView {
     this.current?.cancel();
     const seq = ++this.seq;
     const started = performance.now();
+    const before = this.result.dataset.outdated; // as in run()
     delete this.result.dataset.outdated;
     this.elapsed = 0;
     this.stopButton.disabled = false;
@@ -216,15 +219,13 @@ export class SimulationView {
     const elapsed = performance.now() - started;
     if (answer.error) {
       const cancelled = answer.error.type === "Cancelled";
-      const done = first + (answer.error.done ?? 0);
+      const done = cancelled ? Number(this.bar.value) : first + (answer.error.done ?? 0); // as in run()
       this.root.dataset.state = cancelled ? "stopped" : "failed";
       if (answer.error.field === "precision") this.precisionInput.setAttribute("aria-invalid", "true");
       // The last progress said where the run would look next: it will not.
       this.progressText.textContent = `${done.toLocaleString("en")} trials, ${formatMs(elapsed)}`
         + `${cancelled ? "; stopped" : ""}`;
-      this.announce.textContent = cancelled
-        ? `Stopped after ${done.toLocaleString("en")} trials; the estimate shown is from those.`
-        : `Not run: ${answer.error.message}.`;
+      this.announce.textContent = cancelled ? this.stoppedSentence(done, before) : `Not run: ${answer.error.message}.`;
       if (!cancelled) this.result.dataset.outdated = "stale"; // not the form's estimate
       return answer;
     }
@@ -240,6 +241,17 @@ export class SimulationView {
                                                                    detail: { trials: status.trials, tally, seed } }));
     if (waiting) this.run(waiting.widget, waiting.inputs, waiting.seed);
     return answer;
+  }
+
+  // What a stopped run leaves shown: the estimate of its `shown` trials, or, before its first progress, the
+  // estimate from before the run, out of date if a change of inputs had marked it (`before`).
+  stoppedSentence(shown, before) {
+    if (shown > 0) return `Stopped after ${trialCount(shown)}; the estimate shown is from those.`;
+    if (before) {
+      this.result.dataset.outdated = "stale";
+      return "Stopped before its first estimate; the estimate shown is for earlier inputs.";
+    }
+    return "Stopped before its first estimate; the estimate shown is from before the run.";
   }
 
   // A stage's progress: trials so far over the whole run, and the figure's half-width now against the target.
