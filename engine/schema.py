@@ -84,6 +84,8 @@ MAX_EXPONENT = 30
 WHOLE_TEXT = re.compile(r"[+-]?[0-9]{1,%d}" % MAX_NUMBER_TEXT, re.ASCII)
 """A whole number as forms, links and the command line write it: ASCII digits only
 (Python's ``int`` would also take ``1_000`` and other scripts' digits)."""
+LONG_WHOLE_TEXT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+"""A whole number of any length: one past MAX_NUMBER_TEXT digits is out of range, not "not a number"."""
 ROW_TEXT = re.compile(r"0|[1-9][0-9]{0,3}", re.ASCII)
 """A row's number in a dotted path (``attackers.1.count``), written one way only: as the engine writes it."""
 NUMBER_TEXT = re.compile(r"(?=.{1,%d}$)[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exp>[+-]?[0-9]+))?"
@@ -300,7 +302,8 @@ class Integer(Field):
             if not text:
                 raise self.fail(path, f"enter {self.allowed()}")
             if not WHOLE_TEXT.fullmatch(text):
-                raise self.fail(path, f"{shown(text)} is not a whole number; enter {self.allowed()}")
+                what = "is out of range" if LONG_WHOLE_TEXT.fullmatch(text) else "is not a whole number"
+                raise self.fail(path, f"{shown(text)} {what}; enter {self.allowed()}")
             value = int(text)  # at most MAX_NUMBER_TEXT ASCII digits: constant time
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             value = int(value)
@@ -356,7 +359,8 @@ class Number(Field):
                 raise self.fail(path, f"enter {self.allowed()}")
             parsed = _number_text(text) if len(text) <= MAX_NUMBER_TEXT else None
             if parsed is None:
-                raise self.fail(path, f"{shown(text)} is not a number; enter {self.allowed()}")
+                what = "is out of range" if LONG_WHOLE_TEXT.fullmatch(text) else "is not a number"
+                raise self.fail(path, f"{shown(text)} {what}; enter {self.allowed()}")
             number = parsed
         elif isinstance(value, (int, Fraction)) and not isinstance(value, bool):
             number = Fraction(value)

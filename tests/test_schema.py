@@ -30,6 +30,10 @@ def test_defaults_fill_everything():
     ({"sides": "two"}, "sides", "'two' is not a whole number"),
     ({"sides": ""}, "sides", "enter a whole number from 1 to 6"),
     ({"sides": True}, "sides", "true is not a whole number"),
+    # A whole number too long to read (a hand-edited link of 10,000 nines) is out of range, not "not a number".
+    ({"sides": "9" * 41}, "sides", "9999…' is out of range; enter a whole number from 1 to 6"),
+    ({"sides": "-" + "9" * 10_000}, "sides", "9999…' is out of range; enter a whole number from 1 to 6"),
+    ({"attacker": {"strength": "9" * 10_000}}, "attacker.strength", "9999…' is out of range; enter a number of at least 0"),
     ({"night": "maybe"}, "night", "'maybe' is not true or false"),
     ({"attacker": {"strength": "-1"}}, "attacker.strength", "-1 is out of range; enter a number of at least 0"),
     ({"attacker": {"strength": "1/0"}}, "attacker.strength", "is not a number"),
