@@ -104,9 +104,11 @@ STOPPED = """(s) => { const e = document.querySelector(s);
     return e.dataset.state === 'stopped' && {announce: e.querySelector('.sim-announce').textContent,
         caption: e.querySelector('.sim-result caption').textContent, bar: Number(e.querySelector('progress').value),
         outdated: e.querySelector('.sim-result').dataset.outdated ?? null}; }"""
-STOP_BEFORE_PROGRESS = """(s) => { const e = document.querySelector(s);
-    if (e.dataset.state !== 'running' || Number(e.querySelector('progress').value) !== 0) return false;
-    e.querySelector('[data-action=sim-stop]').click(); return true; }"""
+STOP_AT_START = """(s) => { const e = document.querySelector(s);
+    new MutationObserver((_, watch) => {  // run at once when the run starts: no progress can come before
+        if (e.dataset.state !== 'running') return;
+        watch.disconnect(); e.querySelector('[data-action=sim-stop]').click();
+    }).observe(e, {attributes: true, attributeFilter: ['data-state']}); }"""
 
 
 @browsers("chromium", "webkit")
@@ -129,11 +131,28 @@ def test_a_stopped_run_on_one_engine_says_the_trials_of_the_estimate_it_shows(dr
     # stopped run's) is for the inputs before the change, and says so.
     driver.call(SET_TRIALS, SIM, "1000")
     driver.wait_run_done(SIM, timeout=60, trials=1000)
+    driver.call(STOP_AT_START, SIM)
     driver.call(SET_SEED, f"#{INSTANCE}--location_structure", "50")
-    driver.wait(STOP_BEFORE_PROGRESS, SIM, timeout=30)
-    stopped = driver.wait(STOPPED, SIM, timeout=10)
+    stopped = driver.wait(STOPPED, SIM, timeout=30)
     assert stopped == {"announce": "Stopped before its first estimate; the estimate shown is for earlier inputs.",
                        "caption": "How the battles ended (1,000 trials)", "bar": 0, "outdated": "stale"}, stopped
+    assert driver.errors() == []
+
+
+@browsers("chromium", "firefox")
+def test_a_trial_count_that_cannot_run_stops_the_run_going_on(driver, site_url):
+    """A count typed during a run that no run can have ("abc") said "Not run", marked the estimate out of date and
+    let the run go on: it ended "Done: 20,000 trials." under that mark, the box's message gone. It now stops the
+    run, as a count that can run replaces it, and the message stays."""
+    open_live(driver, site_url + PAGE)
+    driver.call(SET_TRIALS, SIM, "20000")
+    driver.wait("(s) => Number(document.querySelector(s + ' progress').value) > 0", SIM, timeout=30)
+    driver.call(SET_TRIALS, SIM, "abc")
+    ended = driver.wait("(s) => { const e = document.querySelector(s); return e.dataset.state !== 'running' && "
+                        "[e.dataset.state, e.querySelector('.sim-announce').textContent, "
+                        "e.querySelector('.sim-result').dataset.outdated ?? null, "
+                        "e.querySelector('.sim-trials').getAttribute('aria-invalid')]; }", SIM, timeout=60)
+    assert ended == ["stopped", "Not run: enter a whole number of trials from 1 to 100,000.", "stale", "true"], ended
     assert driver.errors() == []
 
 

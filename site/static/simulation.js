@@ -60,6 +60,7 @@ export class SimulationView {
     this.precisionInput = this.root.querySelector("input.sim-precision");
     this.checkpoints = (this.root.dataset.checkpoints ?? "").split(" ").filter(Boolean).map(Number);
     this.current = null;
+    this.notRun = null; // why the trials box stopped the run going on (run): said when it has stopped
     this.seq = 0;
     this.elapsed = 0; // how long the run going on has run (ms)
     this.asked = null; // the run a change of inputs is waiting to start, while the reader decides
@@ -114,11 +115,16 @@ export class SimulationView {
     const trials = this.trials();
     if (trials === null) {
       this.trialsInput.setAttribute("aria-invalid", "true");
-      this.announce.textContent = `Not run: enter a whole number of trials from 1 to ${MAX_TRIALS.toLocaleString("en")}.`;
+      this.notRun = `Not run: enter a whole number of trials from 1 to ${MAX_TRIALS.toLocaleString("en")}.`;
+      this.announce.textContent = this.notRun;
       this.result.dataset.outdated = "stale"; // the estimate shown is not for what the form now says
+      // A count that cannot run stops the run going on, as a count that can would replace it: that run is no
+      // longer what the form asks for, and its end must not say "Done" under the box's message.
+      this.current?.cancel();
       return null;
     }
     this.trialsInput.removeAttribute("aria-invalid");
+    this.notRun = null;
     this.current?.cancel();
     const seq = ++this.seq;
     const job = this.engine.job({ widget, inputs, seed, trials }, (p) => {
@@ -151,7 +157,7 @@ export class SimulationView {
       this.root.dataset.state = cancelled ? "stopped" : "failed";
       // The last progress said the speed and the time left: neither holds for a run that has ended.
       this.progressText.textContent = `${trialsSoFar(done, trials, this.elapsed)}${cancelled ? "; stopped" : ""}`;
-      this.announce.textContent = cancelled ? this.stoppedSentence(done, before) : `Not run: ${answer.error.message}.`;
+      this.announce.textContent = cancelled ? this.notRun ?? this.stoppedSentence(done, before) : `Not run: ${answer.error.message}.`;
       if (answer.error.type !== "Cancelled") this.result.dataset.outdated = "stale"; // not the form's estimate
       return answer;
     }
@@ -175,6 +181,7 @@ export class SimulationView {
     const target = this.precisionInput.value.trim();
     this.precisionInput.removeAttribute("aria-invalid");
     this.trialsInput.removeAttribute("aria-invalid");
+    this.notRun = null;
     this.current?.cancel();
     const seq = ++this.seq;
     const started = performance.now();
@@ -225,7 +232,7 @@ export class SimulationView {
       // The last progress said where the run would look next: it will not.
       this.progressText.textContent = `${done.toLocaleString("en")} trials, ${formatMs(elapsed)}`
         + `${cancelled ? "; stopped" : ""}`;
-      this.announce.textContent = cancelled ? this.stoppedSentence(done, before) : `Not run: ${answer.error.message}.`;
+      this.announce.textContent = cancelled ? this.notRun ?? this.stoppedSentence(done, before) : `Not run: ${answer.error.message}.`;
       if (!cancelled) this.result.dataset.outdated = "stale"; // not the form's estimate
       return answer;
     }
