@@ -314,12 +314,13 @@ class Integer(Field):
         return value
 
     def allowed(self) -> str:
+        """Its range as the site writes numbers ("from 1 to 10,000"); a value is typed without the commas."""
         if self.minimum is not None and self.maximum is not None:
-            return f"a whole number from {self.minimum} to {self.maximum}"
+            return f"a whole number from {self.minimum:,} to {self.maximum:,}"
         if self.minimum is not None:
-            return f"a whole number of at least {self.minimum}"
+            return f"a whole number of at least {self.minimum:,}"
         if self.maximum is not None:
-            return f"a whole number of at most {self.maximum}"
+            return f"a whole number of at most {self.maximum:,}"
         return "a whole number"
 
 

@@ -51,6 +51,16 @@ def test_errors_name_the_field(raw, field, text):
     assert text in str(info.value)
 
 
+def test_a_range_is_said_as_the_site_writes_numbers():
+    """A bound of thousands is written with its commas ("from 1 to 10,000", as the trials box says 100,000)."""
+    bridge = Integer("structure", "Structure", 100, minimum=1, maximum=10_000)
+    with pytest.raises(InputError) as info:
+        bridge.coerce("20000", "structure")
+    assert str(info.value) == "structure: 20000 is out of range; enter a whole number from 1 to 10,000"
+    assert Integer("n", "", 0, minimum=-1500).allowed() == "a whole number of at least -1,500"
+    assert Integer("n", "", 0, maximum=2500).allowed() == "a whole number of at most 2,500"
+
+
 def test_text_coerces_like_json():
     assert ROOT.validate({"sides": "3", "night": "true", "attacker": {"strength": "5/2"}}) == \
         ROOT.validate({"sides": 3, "night": True, "attacker": {"strength": 2.5}})
