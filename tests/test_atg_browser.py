@@ -60,7 +60,9 @@ def test_editing_a_unit_type_changes_the_battle_to_cpythons(driver, site_url):
     driver.call(SET, control(f"unit_types.{i}.name"), "Pak 40")
     error = driver.wait("(id) => { const e = document.getElementById(id + '-error'); return e && !e.hidden && e.textContent; }",
                         control("defenders.1.type"), timeout=15)
-    assert "defender row 2" in error and "Anti-tank gun" in error, error
+    assert error.startswith("defender row 2: ") and "Anti-tank gun" in error, error  # beside the cell: no path
+    top = driver.call("(s) => document.querySelector(s + ' .widget-messages').textContent", f"#{INSTANCE}")
+    assert top == f"Not computed: Defenders, row 2, Type: {error}. The results below are for the last inputs that worked.", top
     assert "defenders" not in P.parts(driver)
     assert driver.errors() == []
 

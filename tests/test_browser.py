@@ -507,7 +507,11 @@ def test_bad_input_shows_its_message_in_place(guarded_page, site_url):
     page.fill(f"#{SG}--hex_sides", "9")
     error = page.locator(f"#{SG}--hex_sides-error")
     error.wait_for(state="visible")
-    assert error.text_content() == "hex_sides: 9 is out of range; enter a whole number from 1 to 6"
+    # Beside the field, the message alone; at the widget's top, with the field as the page names it (not its path).
+    assert error.text_content() == "9 is out of range; enter a whole number from 1 to 6"
+    assert page.text_content(f"#{SG} .widget-messages") == ("Not computed: Hex sides used: 9 is out of range; enter a "
+                                                            "whole number from 1 to 6. The results below are for the "
+                                                            "last inputs that worked.")
     assert page.get_attribute(f"#{SG}--hex_sides", "aria-invalid") == "true"
     assert page.get_attribute(f"#{SG} .widget-result", "data-state") == "stale"
     assert page.inner_html(f"#{SG} .widget-result") == before

@@ -5,7 +5,7 @@
 import { ScenarioPanel } from "./scenario.js";
 import { MAX_TRIALS, SimulationView } from "./simulation.js";
 import * as table from "./table-editor.js";
-import { addItem, collect, fill, isPart, keyed, loadPartOf, partValue, renumber, updateListButtons } from "./forms.js";
+import { addItem, collect, controlName, fill, isPart, keyed, loadPartOf, partValue, renumber, updateListButtons } from "./forms.js";
 import { DEFAULT_SEED, PRECISION_KEY, SAFE_LINK_LENGTH, SCENARIO_KEY, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
 import { embedCode } from "./embed.js";
 
@@ -372,11 +372,20 @@ export class LiveWidget {
     for (const el of this.section.querySelectorAll(".field-error")) { el.hidden = true; el.textContent = ""; }
   }
 
-  showError(error) {
+  // An engine's message as the page says it. The engine names an input by its path ("attacker.attack_value: …");
+  // the page by what the reader sees it called (`whole`), and beside the field not at all (`said`).
+  worded(error) {
     const message = error.message || "the engine rejected this input";
-    this.messages.hidden = false;
-    this.messages.textContent = `Not computed: ${message}. The results below are for the last inputs that worked.`;
     const control = this.control(error.field);
+    const byPath = control && message.startsWith(`${error.field}: `);
+    const said = byPath ? message.slice(error.field.length + 2) : message;
+    return { control, said, whole: byPath ? `${controlName(control)}: ${said}` : message };
+  }
+
+  showError(error) {
+    const { control, said, whole } = this.worded(error);
+    this.messages.hidden = false;
+    this.messages.textContent = `Not computed: ${whole}. The results below are for the last inputs that worked.`;
     if (!control && error.field) { // in a part not loaded yet: load it, then show the message there
       const seq = this.seq;
       loadPartOf(this.form, error.field).then((loaded) => { if (loaded && seq === this.seq) this.showError(error); }, () => {});
@@ -384,7 +393,7 @@ export class LiveWidget {
     if (control) {
       control.setAttribute("aria-invalid", "true");
       const slot = document.getElementById(`${control.id}-error`);
-      if (slot) { slot.hidden = false; slot.textContent = message; }
+      if (slot) { slot.hidden = false; slot.textContent = said; }
       // Take the reader to the field, unless they are typing in this form (focus stays where they type).
       if (!this.form.contains(document.activeElement)) control.focus({ preventScroll: true });
     }

@@ -21,6 +21,23 @@ export function keyed(container) {
   return out;
 }
 
+// What a reader sees a control called: its label, or in a table its row and column, after the legend of the
+// group or list it is in ("Attacker, Attack value"; "Unit types, row 3, Attack hard"), without the "assumed"
+// marks. For messages that the engine words by the input's path ("attacker.attack_value: …").
+export function controlName(control) {
+  const text = (el) => {
+    const copy = el.cloneNode(true);
+    for (const mark of copy.querySelectorAll(".assumed, .visually-hidden")) mark.remove();
+    return copy.textContent.replace(/\s+/g, " ").trim();
+  };
+  const ids = control.getAttribute("aria-labelledby"); // a table's cell: its column's header and its row's number
+  const names = ids ? ids.split(/\s+/).map((id) => control.ownerDocument.getElementById(id)).filter(Boolean).map(text)
+    : [...control.labels].map(text);
+  const own = ids && names.length === 2 ? `row ${names[1]}, ${names[0]}` : names.join(" ");
+  const legend = control.closest("fieldset.group, fieldset.list")?.querySelector(":scope > legend");
+  return [legend ? text(legend) : "", own].filter(Boolean).join(", ");
+}
+
 export function isPart(el) {
   return el.classList.contains("part");
 }

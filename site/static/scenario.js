@@ -298,7 +298,7 @@ export class ScenarioPanel {
     const answer = await this.w.engine.call({ op: "scenario_link", widget: this.w.widget, base: this.w.base,
                                               pinned: inputs });
     if (answer.error) {
-      this.say(`Not pinned: ${answer.error.message}.`, true);
+      this.say(`Not pinned: ${this.w.worded(answer.error).whole}.`, true);
       return;
     }
     this.say("");
@@ -673,7 +673,7 @@ export class ScenarioPanel {
   runFailed(which, run, out, error, clear) {
     this.draw(run, out, null, null, true);
     this.finish(which, run, out);
-    this.failed(out, `Not run: ${error.message}.`, clear, error.detail);
+    this.failed(out, `Not run: ${this.w.worded(error).whole}.`, clear, error.detail);
   }
 
   // A run refused or failed: said in the status; `clear`: it showed nothing of its own, so what an earlier run

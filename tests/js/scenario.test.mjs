@@ -158,7 +158,8 @@ function expected(trials, points, refused) {
 // A panel with just what `shared` reads: the widget's engine and section, and its status.
 function fakePanel(main) {
   return {
-    w: { engine: main, section: { dispatchEvent() {} } },
+    // worded: the widget's message as the page says it (calculator.js); no control of the field here, so as it came
+    w: { engine: main, section: { dispatchEvent() {} }, worded: (error) => ({ whole: error.message }) },
     said: [],
     runs: { result: null, compare: null },
     say(text) { this.said.push(text); },
