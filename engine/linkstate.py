@@ -241,7 +241,7 @@ def _apply_group(group: Group, diff: Any, target: dict[str, Any], path: str, err
         try:
             f: Field = group.field(str(name))
         except KeyError:
-            errors.append(InputError(sub, "is not an input of this widget"))
+            errors.append(InputError(sub, "no input of this widget has that name"))
             continue
         if isinstance(f, Group):
             inner = dict(target[f.name])
@@ -288,7 +288,7 @@ def _expand(group: Group, diff: Mapping[str, Any], default: Mapping[str, Any], p
         try:
             f = group.field(name)
         except KeyError:
-            raise InputError(_join(path, name), "is not an input of this widget") from None
+            raise InputError(_join(path, name), "no input of this widget has that name") from None
         if isinstance(f, Group) and isinstance(part, Mapping):
             out[name] = _expand(f, part, default[name], _join(path, name))
         elif isinstance(f, ListOf):

@@ -621,7 +621,7 @@ def unflatten(group: Group, pairs: Mapping[str, str],
     for path, text in pairs.items():
         f = _resolve(group, path)
         if f is None:
-            errors.append(InputError(path, "is not an input of this widget"))
+            errors.append(InputError(path, "no input of this widget has that name"))
             continue
         try:
             value = f.coerce(text, path)

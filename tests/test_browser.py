@@ -488,7 +488,7 @@ def test_malformed_link_reports_each_rejected_part(guarded_page, site_url):
     messages.wait_for(state="visible")
     text = messages.text_content()
     assert "terrain: 'swamp' is not allowed" in text and "clear, forest, town" in text
-    assert "attacker.nonsense: is not an input" in text
+    assert "attacker.nonsense: no input of this widget has that name" in text
     notice = page.text_content(".link-notice")
     assert "nowidget.x names no widget on this page" in notice and "The rest of the link was applied" in notice
     # the valid part is kept, the rejected ones fall back to the page's inputs

@@ -118,7 +118,7 @@ def write_page(tmp_path: Path, body: str) -> build.Config:
     ("::: widget demo.nope #a\n:::\n", "no widget named 'demo.nope'"),
     ("::: widget demo.dice #a\ncount: 9\n:::\n", "#a: count: 9 is out of range"),
     ("::: widget demo.dice #a\nsides: 10\ncount: 4\n:::\n", "4d10 is not offered"),
-    ("::: widget demo.dice #a\nwho: 1\n:::\n", "#a: who: is not an input"),
+    ("::: widget demo.dice #a\nwho: 1\n:::\n", "#a: who: no input of this widget has that name"),
     ("::: widget demo.dice\n:::\n", "needs an instance id"),
     ("::: widget demo.dice #a\n:::\n\n::: widget demo.dice #a\n:::\n", "#a is used twice"),
     ("::: widget demo.dice #a\n:::\n\n::: widget demo.dice #b\n:::\n", "give #b its own title"),

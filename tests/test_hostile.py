@@ -144,7 +144,7 @@ def test_a_long_unknown_key_is_quoted_cut_short_and_real_paths_whole(w):
     key = "bogus_" + "y" * 150
     got = answer({"op": "from_link", "widget": w.id, "params": {key: "1"}})
     [message] = [e["message"] for e in got["rejected"] if e["field"] == key]
-    assert message == "bogus_" + "y" * (schema.MAX_FIELD_SHOWN - 6) + "…: is not an input of this widget"
+    assert message == "bogus_" + "y" * (schema.MAX_FIELD_SHOWN - 6) + "…: no input of this widget has that name"
 
 
 MARKUP = '<img src=x onerror=alert(1)><script>alert(1)</script>"\'&'
