@@ -479,6 +479,17 @@ def test_link_reproduces_a_state(guarded_page, site_url):
     wait_html(page, f"#{SG} .widget-result", w.render(w.run(values)), "shared link")
 
 
+def test_a_key_the_link_gives_twice_is_said_and_its_last_value_applied(guarded_page, site_url):
+    """A hand-edited link that added a value rather than changed one (hex_sides=2&hex_sides=3) took the last
+    without a word."""
+    page = guarded_page
+    page.goto(f"{site_url}{SG_PAGE}?{SG}.hex_sides=2&{SG}.terrain=forest&{SG}.hex_sides=3")
+    wait_live(page)
+    assert page.text_content(".link-notice") == (f"This link gives {SG}.hex_sides more than once; the last value "
+                                                 "given was applied.")
+    assert page.input_value(f"#{SG}--hex_sides") == "3"
+
+
 def test_malformed_link_reports_each_rejected_part(guarded_page, site_url):
     page = guarded_page
     query = f"{SG}.terrain=swamp&{SG}.hex_sides=3&{SG}.attacker.nonsense=1&nowidget.x=1"

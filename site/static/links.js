@@ -26,12 +26,21 @@ export function hashSettings(hash) {
   return text.length > HASH_SHOWN ? `${text.slice(0, HASH_SHOWN)}…` : text;
 }
 
-export function linkParams() {
-  // instance -> {path: text} from the query string. A Map, and objects with no
-  // prototype: a link's keys (`__proto__`, `constructor`) are data, never a
-  // way onto the page's own objects.
+// Keys given more than once in a link's query, each once, in the order they first came (at most REPEATS_SHOWN):
+// the page applies the last value of each (linkParams) and says so.
+export const REPEATS_SHOWN = 5;
+export function repeatedKeys(search = location.search) {
+  const seen = new Set();
+  const repeated = new Set();
+  for (const key of new URLSearchParams(search).keys()) (seen.has(key) ? repeated : seen).add(key);
+  return [...repeated].slice(0, REPEATS_SHOWN);
+}
+
+export function linkParams(search = location.search) {
+  // instance -> {path: text} from the query string, the last value of a key given twice. A Map, and objects with
+  // no prototype: a link's keys (`__proto__`, `constructor`) are data, never a way onto the page's own objects.
   const groups = new Map();
-  for (const [key, value] of new URLSearchParams(location.search)) {
+  for (const [key, value] of new URLSearchParams(search)) {
     const dot = key.indexOf(".");
     const instance = dot < 0 ? key : key.slice(0, dot);
     const path = dot < 0 ? "" : key.slice(dot + 1);

@@ -6,7 +6,7 @@ import { Engine } from "./engine-client.js";
 import { Pool } from "./pool.js";
 import { LiveWidget } from "./calculator.js";
 import { updateListButtons } from "./forms.js";
-import { hashSettings, linkParams } from "./links.js";
+import { hashSettings, linkParams, repeatedKeys } from "./links.js";
 
 const PUBLISH_DELAY_MS = 150;
 const PARSED_AHEAD_MAX = 4; // pages parsed ahead of a click, kept at most
@@ -63,6 +63,8 @@ export class Site {
     if (unknown.length) this.reportUnknown(unknown, this.links);
     const hashed = hashSettings(location.hash);
     if (hashed !== null) this.reportHashState(hashed);
+    const repeated = repeatedKeys();
+    if (repeated.length) this.reportRepeated(repeated);
     this.engineState(this.engine.state, this.engine.stage, mountId);
   }
 
@@ -109,6 +111,12 @@ export class Site {
   reportHashState(shown) {
     linkNotice(`Part of this link was not applied: "${shown}" comes after its "#", where the site reads no ` +
       `settings. A link copied from a widget puts them after "?".`);
+  }
+
+  // A key the link gives twice (a hand-edited link that added a value rather than changed one): the last counts.
+  reportRepeated(keys) {
+    const shown = keys.map((k) => (k.length > 80 ? `${k.slice(0, 80)}…` : k)).join(", ");
+    linkNotice(`This link gives ${shown} more than once; the last value given was applied.`);
   }
 
   // The address bar and the share boxes follow the widgets' state once it has
