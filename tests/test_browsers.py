@@ -398,24 +398,30 @@ def test_firefox_goes_live_on_every_fresh_load(site_url, built_site):
     assert stalled == [], f"{len(stalled)} of {FIREFOX_LOADS} loads needed a restart or a plain boot: {stalled}"
 
 
+LOAD_PHONE_FRAME = """async (url, width) => {
+    document.querySelector('iframe.phone')?.remove();
+    const f = Object.assign(document.createElement('iframe'), {className: 'phone', width, height: 800});
+    const loaded = new Promise((resolve) => f.addEventListener('load', resolve, {once: true}));
+    f.src = url;
+    document.body.append(f);
+    await loaded;
+    return true;
+}"""
+"""A page laid out in a frame of a phone's width (WebKitGTK's window cannot be made that narrow)."""
+PHONE_FRAME = "document.querySelector('iframe.phone').contentDocument"
+MEASURE_PHONE_FRAME = f"""() => {{ const d = {PHONE_FRAME}; return [d.documentElement.clientWidth,
+    d.documentElement.scrollWidth - d.documentElement.clientWidth, (SMALL)(d)]; }}""".replace("SMALL", SMALL_TARGETS)
+"""The frame's width, how far its page is wider, and its targets under 24 px."""
+
+
 @browsers("webkit")
 def test_phone_width_in_webkit(driver, site_url):
-    """Safari's engine at a phone's width: every page, laid out in a frame 375 px wide (WebKitGTK's window
-    cannot be made that narrow), fits the screen and keeps 24 px targets."""
+    """Safari's engine at a phone's width: every page, laid out in a frame 375 px wide, fits the screen and keeps
+    24 px targets."""
     driver.open(site_url + "index.html")
-    measure = """async (url, width) => {
-        document.querySelector('iframe.phone')?.remove();
-        const f = Object.assign(document.createElement('iframe'), {className: 'phone', width, height: 800});
-        const loaded = new Promise((resolve) => f.addEventListener('load', resolve, {once: true}));
-        f.src = url;
-        document.body.append(f);
-        await loaded;
-        const d = f.contentDocument;
-        return [d.documentElement.clientWidth, d.documentElement.scrollWidth - d.documentElement.clientWidth,
-                (SMALL)(d)];
-    }""".replace("SMALL", SMALL_TARGETS)
     for url in PAGES:
-        width, overflow, small = driver.call(measure, site_url + url, PHONE_WIDTH)
+        driver.call(LOAD_PHONE_FRAME, site_url + url, PHONE_WIDTH)
+        width, overflow, small = driver.call(MEASURE_PHONE_FRAME)
         assert width <= PHONE_WIDTH and overflow == 0 and small == [], (url, width, overflow, small)
 
 
@@ -431,28 +437,15 @@ def test_phone_width_in_webkit_with_every_panel_open(driver, site_url):
     whole option text in the page's width: an open settings panel made Small General's page 146 px too wide
     and AT Gold's 600 (the phone test above opens nothing)."""
     driver.open(site_url + "index.html")
-    load = """async (url, width) => {
-        document.querySelector('iframe.phone')?.remove();
-        const f = Object.assign(document.createElement('iframe'), {className: 'phone', width, height: 800});
-        const loaded = new Promise((resolve) => f.addEventListener('load', resolve, {once: true}));
-        f.src = url;
-        document.body.append(f);
-        await loaded;
-        return true;
-    }"""
-    frame = "document.querySelector('iframe.phone').contentDocument"
-    live = f"() => {{ const d = {frame}; return d.documentElement.dataset.widgetsLive === d.location.pathname; }}"
-    open_all = f"""() => {{ const d = {frame}; d.querySelectorAll('details').forEach((x) => {{ x.open = true; }});
+    live = f"() => {{ const d = {PHONE_FRAME}; return d.documentElement.dataset.widgetsLive === d.location.pathname; }}"
+    open_all = f"""() => {{ const d = {PHONE_FRAME}; d.querySelectorAll('details').forEach((x) => {{ x.open = true; }});
         return d.querySelectorAll('details.part').length === 0; }}"""
-    measure = f"""() => {{ const d = {frame};
-        return [d.documentElement.scrollWidth - d.documentElement.clientWidth, (SMALL)(d)]; }}""".replace(
-        "SMALL", SMALL_TARGETS)
     for url in PHONE_PANELS_PAGES:
-        driver.call(load, site_url + url, PHONE_WIDTH)
+        driver.call(LOAD_PHONE_FRAME, site_url + url, PHONE_WIDTH)
         driver.wait(live, timeout=BOOT_S)
         driver.wait(open_all, timeout=SETTLE_S)  # again until every part loaded has its own details open too
         driver.call(open_all)
-        overflow, small = driver.call(measure)
+        _, overflow, small = driver.call(MEASURE_PHONE_FRAME)
         assert overflow == 0 and small == [], (url, overflow, small)
 
 
