@@ -143,6 +143,36 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     assert driver.errors() == []
 
 
+STOP_AT_START = """(s) => { const out = document.querySelector(s + ' .scenario-result');
+    new MutationObserver((_, watch) => {  // at once when the run starts: no answer can come before
+        if (out.dataset.state !== 'running') return;
+        watch.disconnect(); document.querySelector(s + ' [data-action=scenario-stop]').click();
+    }).observe(out, {attributes: true, attributeFilter: ['data-state']}); }"""
+
+
+@browsers("firefox", "webkit")
+def test_a_run_stopped_before_its_first_answer_leaves_no_earlier_tools_figures_as_its_own(driver, site_url):
+    """Stop before a battle's scenario run had answered said "Stopped: the figures shown are from the trials run
+    so far." over what an earlier run had left (here a "How rare" answer, under a link that now asked for the
+    assumptions). Such a run has no figures: the output is emptied and the status says so."""
+    open_live(driver, site_url + f"{BATTLE_PAGE}?{BATTLE}.trials={BATTLE_TRIALS}#{BATTLE}")
+    driver.call(OPEN, f"#{BATTLE}")
+    driver.wait(HAS_OPTION, panel(BATTLE, "select.luck-what"), "number:defender.lost", timeout=60)
+    driver.call(SET, panel(BATTLE, "select.luck-what"), "number:defender.lost")
+    driver.call(SET, panel(BATTLE, "input.luck-value"), "1")
+    driver.call(CLICK, panel(BATTLE, "[data-action=luck]"))
+    wait_done(driver, BATTLE, timeout=120)
+    assert driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-result"))
+    driver.call(STOP_AT_START, f"#{BATTLE}")
+    driver.call(CLICK, panel(BATTLE, "[data-action=assumptions]"))
+    driver.wait("(s) => document.querySelector(s).dataset.state === 'stopped'", panel(BATTLE, ".scenario-result"),
+                timeout=30)
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".scenario-status"))
+    assert status == "Stopped before its first figures: none are shown.", status
+    assert driver.call("(s) => document.querySelector(s).innerHTML", panel(BATTLE, ".scenario-result")) == ""
+    assert driver.errors() == []
+
+
 @browsers("chromium")
 def test_a_refused_range_clears_the_earlier_chart_and_keeps_the_pinned_a_in_the_link(driver, site_url):
     """A sweep the engine refuses (a range that ends before it starts) used to leave the last range's chart

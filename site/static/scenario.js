@@ -690,7 +690,10 @@ export class ScenarioPanel {
   // Shows a running answer's figures (`html`) and status line (`text`; null: as they are): at once if `now`
   // (the run's last) or if the last were drawn DRAW_MS ago, else when they will have been, then the latest.
   draw(run, out, html, text, now = false) {
-    if (html !== null) run.html = html;
+    if (html !== null) {
+      run.html = html;
+      run.answered = true; // figures of its own: a Stop from now on leaves them shown
+    }
     if (text !== null) run.text = text;
     const wait = DRAW_MS - (performance.now() - (run.drawnAt ?? -Infinity));
     if (!now && wait > 0) {
@@ -710,7 +713,8 @@ export class ScenarioPanel {
   }
 
   // A run ended by Stop shows the figures of its last answer. One ended because a new run of the same output
-  // began leaves the output to that run.
+  // began leaves the output to that run. One stopped before its first answer has no figures: what an earlier
+  // run left there (another tool's, range's or inputs') goes, as a refused run's does, and is not read as its.
   stopped(which, run, out) {
     clearTimeout(run.timer);
     const owner = this.runs[which];
@@ -718,6 +722,11 @@ export class ScenarioPanel {
     this.draw(run, out, null, null, true);
     this.finish(which, run, out);
     out.dataset.state = "stopped";
+    if (!run.answered) {
+      out.replaceChildren();
+      this.say("Stopped before its first figures: none are shown.");
+      return;
+    }
     this.say("Stopped: the figures shown are from the trials run so far.");
   }
 

@@ -289,6 +289,21 @@ test("Stop draws the last answer that came; a run that a new one replaced draws 
   }
 });
 
+test("a run stopped before its first answer empties what an earlier run left and says it has no figures", async () => {
+  for (const op of ["sweep", "sensitivity"]) {
+    const calls = [];
+    const helper = fakeEngine("helper", calls, { delay: () => 1 });
+    const panel = fakePanel(fakeEngine("main", calls));
+    let cleared = false;
+    const out = { dataset: {}, innerHTML: "<p>an earlier run's answer</p>", replaceChildren() { cleared = true; } };
+    const run = { stopped: true }; // Stop came before the first call was answered
+    await ScenarioPanel.prototype.shared.call(panel, "result", run, out, { op, render: true }, 500, helper);
+    assert.equal(out.dataset.state, "stopped");
+    assert.ok(cleared, `${op}: the earlier answer is not left as this run's`);
+    assert.equal(panel.said.at(-1), "Stopped before its first figures: none are shown.");
+  }
+});
+
 test("a refusal from either engine ends the run with its message", async () => {
   const calls = [];
   const helper = fakeEngine("helper", calls, { delay: () => 1 });
