@@ -263,7 +263,7 @@ def vary_points(w: widgets.Widget, values: Mapping[str, Any], spec: Any) -> tupl
             raise InputError("to", "the range ends before it starts", "a number at least from")
         count = math.floor((hi - lo) / step) + 1
         if count > MAX_POINTS:
-            raise InputError("step", f"the range has {count} points; at most {MAX_POINTS}: take a larger step",
+            raise InputError("step", f"the range has {count:,} points; at most {MAX_POINTS}: take a larger step",
                              f"at most {MAX_POINTS} points")
         if isinstance(f, Integer) and (lo.denominator != 1 or step.denominator != 1):
             raise InputError("step", f"{shown(path)} is a whole number: give a whole start and step", "whole numbers")

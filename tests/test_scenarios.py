@@ -840,3 +840,11 @@ def test_a_battle_plays_alike_under_any_reading_of_a_setting_it_never_read(widge
                 assert other.to_json() == base.to_json(), (name, i, path, alt)
                 tried += 1
     assert tried
+
+
+def test_a_range_with_too_many_points_says_their_count_with_thousands_separators():
+    """The rest of the site writes "100,000"; the refusal said "the range has 100000 points"."""
+    w = widgets.get("small_general.combat")
+    with pytest.raises(InputError) as refused:
+        scenarios.vary_points(w, w.validate({}), {"input": "attacker.attack_value", "from": "1", "to": "100000"})
+    assert refused.value.message.startswith("the range has 100,000 points; at most 61"), refused.value.message

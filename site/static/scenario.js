@@ -298,7 +298,7 @@ export class ScenarioPanel {
     const answer = await this.w.engine.call({ op: "scenario_link", widget: this.w.widget, base: this.w.base,
                                               pinned: inputs });
     if (answer.error) {
-      this.say(`Not pinned: ${this.w.worded(answer.error).whole}.`, true);
+      this.say(`Not pinned: ${this.worded(answer.error).whole}.`, true);
       return;
     }
     this.say("");
@@ -673,7 +673,7 @@ export class ScenarioPanel {
   runFailed(which, run, out, error, clear) {
     this.draw(run, out, null, null, true);
     this.finish(which, run, out);
-    this.failed(out, `Not run: ${this.w.worded(error).whole}.`, clear, error.detail);
+    this.failed(out, `Not run: ${this.worded(error).whole}.`, clear, error.detail);
   }
 
   // A run refused or failed: said in the status; `clear`: it showed nothing of its own, so what an earlier run
@@ -739,6 +739,25 @@ export class ScenarioPanel {
   say(text, alert = false) {
     this.status.textContent = text;
     this.status.dataset.kind = alert ? "error" : "";
+  }
+
+  // An error as the page names things (`LiveWidget.worded`). An input in a part of the form not loaded yet, or
+  // a number a battle counts ("How lucky was that"), has no control there to name it by: the panel's own lists
+  // give its label. So does the input varied, which a range's refusal quotes by its path ("step:
+  // 'attackers.0.count' is a whole number"). Without them the reader was shown the path.
+  worded(error) {
+    const worded = this.w.worded(error);
+    const labels = new Map([
+      ...(this.varies?.varies ?? []).map((v) => [v.input, v.label]),
+      ...(this.choices?.list ?? []).filter((c) => c.kind === "number").map((c) => [c.key, c.label]),
+    ]);
+    let whole = worded.whole;
+    if (!worded.control && labels.has(error.field) && whole.startsWith(`${error.field}: `)) {
+      whole = `${labels.get(error.field)}: ${whole.slice(error.field.length + 2)}`;
+    }
+    const varied = this.entry();
+    if (varied && ["step", "input"].includes(error.field)) whole = whole.replaceAll(`'${varied.input}'`, varied.label);
+    return { ...worded, whole };
   }
 
   // -- the link --

@@ -166,6 +166,8 @@ function fakePanel(main) {
     finish() {},
     failed: ScenarioPanel.prototype.failed,
     runFailed: ScenarioPanel.prototype.runFailed,
+    worded: ScenarioPanel.prototype.worded,
+    entry: ScenarioPanel.prototype.entry,
     trialsText: ScenarioPanel.prototype.trialsText,
     draw: ScenarioPanel.prototype.draw,
     stopped: ScenarioPanel.prototype.stopped,
@@ -302,6 +304,26 @@ test("a run stopped before its first answer empties what an earlier run left and
     assert.ok(cleared, `${op}: the earlier answer is not left as this run's`);
     assert.equal(panel.said.at(-1), "Stopped before its first figures: none are shown.");
   }
+});
+
+test("a scenario's refusal names an input as the panel lists it, not by its path", () => {
+  const panel = {
+    w: { worded: (error) => ({ control: null, said: error.message, whole: error.message }) }, // no control loaded
+    varies: { varies: [{ input: "attackers.0.count", label: "Attackers, row 1: Count" }] },
+    choices: { list: [{ kind: "number", key: "attacker.lost", label: "Attacker lost" },
+                      { kind: "ending", key: "standoff", label: "Ended: Standoff" }] },
+    inputSelect: { value: "attackers.0.count" },
+    entry: ScenarioPanel.prototype.entry,
+  };
+  const worded = (field, message) => ScenarioPanel.prototype.worded.call(panel, { field, message }).whole;
+  assert.equal(worded("attackers.0.count", "attackers.0.count: -3 is out of range; enter a whole number from 0 to 100"),
+               "Attackers, row 1: Count: -3 is out of range; enter a whole number from 0 to 100");
+  assert.equal(worded("attacker.lost", "attacker.lost: '-1' is not a count"), "Attacker lost: '-1' is not a count");
+  assert.equal(worded("step", "step: 'attackers.0.count' is a whole number: give a whole start and step"),
+               "step: Attackers, row 1: Count is a whole number: give a whole start and step");
+  // A value the reader typed is quoted as typed, even one that spells a path.
+  assert.equal(worded("from", "from: 'attackers.0.count' is not a number; enter a number"),
+               "from: 'attackers.0.count' is not a number; enter a number");
 });
 
 test("a refusal from either engine ends the run with its message", async () => {
