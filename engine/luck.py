@@ -175,7 +175,7 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
             side, p = ("or fewer", at_most / n) if at_most <= at_least else ("or more", at_least / n)
             if value == 0 and side == "or fewer":  # nothing is fewer than none
                 side = ""
-            lines.append(f"{number_label(name)} {value}{' ' + side if side else ''}: {_one_in(p)}.")
+            lines.append(f"{number_label(name)} {value:,}{' ' + side if side else ''}: {_one_in(p)}.")
         out.update(seed=seed, trials=n, next=first + count, done=n >= total, tally=t.to_json(), parts=parts,
                    confidence=fraction_text(w.confidence))
         out["sentence"] = " ".join(lines)

@@ -868,7 +868,14 @@ def _nice(lo: float, hi: float) -> tuple[float, float, float]:
 
 
 def _num(x: float) -> str:
-    return f"{x:.1f}".rstrip("0").rstrip(".") if abs(x) < 1e6 else f"{x:.3g}"
+    """An axis's number as the site writes numbers: at most one decimal, thousands separated, millions in words.
+
+    >>> [_num(x) for x in (0.75, 2.0, 1500.0, -12500.5, 2_000_000.0, 2_345_678.0, 3e12)]
+    ['0.8', '2', '1,500', '-12,500.5', '2 million', '2.3 million', '3,000,000 million']
+    """
+    if abs(x) < 1e6:
+        return f"{x:,.1f}".rstrip("0").rstrip(".")
+    return f"{x / 1e6:,.1f}".rstrip("0").rstrip(".") + " million"
 
 
 def chart_svg(title: str, xs: Sequence[Any], labels: Sequence[str], ys: Sequence[Mapping[str, Any] | None],

@@ -59,6 +59,9 @@ def test_a_battles_result_is_placed_by_the_estimate_of_the_same_trials_with_inte
     none = luck.luck(w.id, {}, {"attacker.eliminated": 0}, seed=3, trials=200)
     assert none["sentence"].startswith("Attacker eliminated 0: ") and "or fewer" not in none["sentence"], none
     assert " or fewer: " in a["sentence"] or " or more: " in a["sentence"], a["sentence"]
+    # A count of thousands is written as the site writes numbers.
+    many = luck.luck(w.id, {}, {"attacker.lost": 999_999}, seed=3, trials=20)
+    assert many["sentence"].startswith("Attacker lost 999,999 or more: "), many["sentence"]
 
 
 @pytest.mark.parametrize("widget_id, observed, field", [
