@@ -5,7 +5,8 @@
 import { ScenarioPanel } from "./scenario.js";
 import { MAX_TRIALS, SimulationView } from "./simulation.js";
 import * as table from "./table-editor.js";
-import { addItem, collect, controlName, fill, isPart, keyed, loadPartOf, partValue, renumber, updateListButtons } from "./forms.js";
+import { addItem, collect, controlName, fill, isPart, keyed, loadPartOf, partValue, renamed, renumber,
+  updateListButtons } from "./forms.js";
 import { DEFAULT_SEED, PRECISION_KEY, SAFE_LINK_LENGTH, SCENARIO_KEY, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
 import { embedCode } from "./embed.js";
 
@@ -372,14 +373,12 @@ export class LiveWidget {
     for (const el of this.section.querySelectorAll(".field-error")) { el.hidden = true; el.textContent = ""; }
   }
 
-  // An engine's message as the page says it. The engine names an input by its path ("attacker.attack_value: …");
-  // the page by what the reader sees it called (`whole`), and beside the field not at all (`said`).
-  worded(error) {
-    const message = error.message || "the engine rejected this input";
+  // An engine's message as the page says it (forms.js renamed): the input called what the reader sees it called,
+  // or `label` where the form has no control for it (yet).
+  worded(error, label = null) {
     const control = this.control(error.field);
-    const byPath = control && message.startsWith(`${error.field}: `);
-    const said = byPath ? message.slice(error.field.length + 2) : message;
-    return { control, said, whole: byPath ? `${controlName(control)}: ${said}` : message };
+    const name = control ? controlName(control) : label;
+    return { control, ...renamed(error.message || "the engine rejected this input", error.field, name) };
   }
 
   showError(error) {

@@ -38,6 +38,15 @@ export function controlName(control) {
   return [legend ? text(legend) : "", own].filter(Boolean).join(", ");
 }
 
+// An engine's message, which names its input by the input's path ("attacker.attack_value: -1 is out of range…"),
+// with the input called `name` instead (`whole`), and with no name at all, for beside the field (`said`). A
+// message of another field, or no name to give, leaves it as it came.
+export function renamed(message, field, name) {
+  const byPath = Boolean(name && field) && message.startsWith(`${field}: `);
+  const said = byPath ? message.slice(field.length + 2) : message;
+  return { said, whole: byPath ? `${name}: ${said}` : message };
+}
+
 export function isPart(el) {
   return el.classList.contains("part");
 }

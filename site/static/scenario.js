@@ -746,18 +746,14 @@ export class ScenarioPanel {
   // give its label. So does the input varied, which a range's refusal quotes by its path ("step:
   // 'attackers.0.count' is a whole number"). Without them the reader was shown the path.
   worded(error) {
-    const worded = this.w.worded(error);
     const labels = new Map([
       ...(this.varies?.varies ?? []).map((v) => [v.input, v.label]),
       ...(this.choices?.list ?? []).filter((c) => c.kind === "number").map((c) => [c.key, c.label]),
     ]);
-    let whole = worded.whole;
-    if (!worded.control && labels.has(error.field) && whole.startsWith(`${error.field}: `)) {
-      whole = `${labels.get(error.field)}: ${whole.slice(error.field.length + 2)}`;
-    }
+    const worded = this.w.worded(error, labels.get(error.field) ?? null);
     const varied = this.entry();
-    if (varied && ["step", "input"].includes(error.field)) whole = whole.replaceAll(`'${varied.input}'`, varied.label);
-    return { ...worded, whole };
+    if (!varied || !["step", "input"].includes(error.field)) return worded;
+    return { ...worded, whole: worded.whole.replaceAll(`'${varied.input}'`, varied.label) };
   }
 
   // -- the link --

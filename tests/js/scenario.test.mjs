@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 globalThis.document ??= { addEventListener() {} }; // forms.js listens on the document when imported
 const { ScenarioPanel, DRAW_MS, roundStep } = await import("../../site/static/scenario.js");
 const { WorkerLink } = await import("../../site/static/engine-client.js");
+const { renamed } = await import("../../site/static/forms.js");
 
 // One point's state: the trial ranges it holds and the sum of their indices.
 const empty = () => ({ ranges: [], sum: 0, n: 0 });
@@ -308,7 +309,7 @@ test("a run stopped before its first answer empties what an earlier run left and
 
 test("a scenario's refusal names an input as the panel lists it, not by its path", () => {
   const panel = {
-    w: { worded: (error) => ({ control: null, said: error.message, whole: error.message }) }, // no control loaded
+    w: { worded: (error, label) => ({ control: null, ...renamed(error.message, error.field, label) }) }, // no control loaded
     varies: { varies: [{ input: "attackers.0.count", label: "Attackers, row 1: Count" }] },
     choices: { list: [{ kind: "number", key: "attacker.lost", label: "Attacker lost" },
                       { kind: "ending", key: "standoff", label: "Ended: Standoff" }] },
@@ -471,4 +472,15 @@ test("a number's default step is a tenth of its range, rounded to 1, 2 or 5 time
   const cases = [[0.6, 0.5], [0.11, 0.1], [0.25, 0.2], [3, 2], [0.06, 0.05], [7.5, 10], [1, 1], [40, 50], [0, 0], [NaN, 0],
                  [-1, 0], [Infinity, 0]];
   for (const [range, step] of cases) assert.equal(Number(roundStep(range).toPrecision(12)), step, `a tenth of ${range}`);
+});
+
+test("an engine's message names its input as the page does, or stays as it came", async () => {
+  const msg = "attacker.attack_value: -1 is out of range; enter a whole number from 0 to 30";
+  assert.deepEqual(renamed(msg, "attacker.attack_value", "Attacker, Attack value"),
+                   { said: "-1 is out of range; enter a whole number from 0 to 30",
+                     whole: "Attacker, Attack value: -1 is out of range; enter a whole number from 0 to 30" });
+  assert.deepEqual(renamed(msg, "attacker.attack_value", null), { said: msg, whole: msg }); // no name to give
+  assert.deepEqual(renamed(msg, "hex_sides", "Hex sides"), { said: msg, whole: msg }); // another field's message
+  assert.deepEqual(renamed("the engine could not answer", "", "Hex sides"),
+                   { said: "the engine could not answer", whole: "the engine could not answer" });
 });
