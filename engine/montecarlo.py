@@ -661,7 +661,7 @@ def outcome_table(tally: Tally, variable: str, caption: str, outcomes: Sequence[
                     f'<td class="num">{seen.get(o, 0):,}</td><td class="num pct">{_pct(iv.estimate)}</td>'
                     f'<td class="num ci">{_pct(iv.low)} to {_pct(iv.high)}</td>'
                     f'<td class="bar">{whisker_bar(iv)}</td></tr>')
-    return (f'<table class="dist estimate"><caption>{present.esc(caption)} ({tally.trials:,} trials)</caption>'
+    return (f'<table class="dist estimate"><caption>{present.esc(caption)} ({present.trials(tally.trials)})</caption>'
             f'<thead><tr><th scope="col">{present.esc(label)}</th><th scope="col" class="num">Trials</th>'
             f'<th scope="col" class="num">Share</th><th scope="col" class="num">{level}% interval</th>'
             f'<th scope="col"><span class="visually-hidden">Bar</span></th></tr></thead>'
@@ -720,7 +720,7 @@ def histogram(tally: Tally, name: str, caption: str, label: str = "Value") -> st
         rows.append(f'<tr><th scope="row">{k:,}</th><td class="num">{c:,}</td><td class="num pct">{_pct(c / n)}</td>'
                     f'<td class="num ci">{_pct(iv.low)} to {_pct(iv.high)}</td>'
                     f'<td class="bar">{whisker_bar(iv, top)}</td></tr>')
-    return (f'<table class="dist histogram"><caption>{present.esc(caption)} ({n:,} trials)</caption>'
+    return (f'<table class="dist histogram"><caption>{present.esc(caption)} ({present.trials(n)})</caption>'
             f'<thead><tr><th scope="col">{present.esc(label)}</th><th scope="col" class="num">Trials</th>'
             f'<th scope="col" class="num">Share</th><th scope="col" class="num">{level}% interval</th>'
             f'<th scope="col"><span class="visually-hidden">Bar</span></th>'

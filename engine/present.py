@@ -38,6 +38,15 @@ def esc(value: Any) -> str:
     return escape(str(value), quote=True)
 
 
+def trials(n: int) -> str:
+    """A number of trials as a caption says it.
+
+    >>> trials(1), trials(1500)
+    ('1 trial', '1,500 trials')
+    """
+    return f"{n:,} {'trial' if n == 1 else 'trials'}"
+
+
 def percent(x: float) -> str:
     """A probability as a percentage with two decimals.
 

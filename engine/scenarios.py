@@ -48,7 +48,7 @@ from fractions import Fraction
 from html import escape
 from typing import Any, Final
 
-from . import linkstate, montecarlo, widgets
+from . import linkstate, montecarlo, present, widgets
 from .figures import Figure
 from .montecarlo import Interval, Kept, Prepared, Tally, tally_wilson, trial_rng, wilson, z_score
 from .schema import (ROW_TEXT, Boolean, Choice, Field, Group, InputError, Integer, ListOf, Number, fraction_text,
@@ -723,7 +723,7 @@ def compare_html(answer: Mapping[str, Any]) -> str:
     note = ""
     if est:
         level = fraction_text(Fraction(answer["confidence"]) * 100)
-        note = (f'<p class="note">{answer["trials"]} trials each, seed {answer["seed"]}; in brackets the '
+        note = (f'<p class="note">{present.trials(answer["trials"])} each, seed {answer["seed"]}; in brackets the '
                 f'{escape(level)}% interval; A and B share each trial\'s dice, so the difference is sharper than '
                 f'either figure.</p>')
     return (f'<table class="compare"><caption>A (pinned) against B (now)</caption><thead><tr>'

@@ -22,7 +22,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine import montecarlo
+from engine import montecarlo, widgets
 from engine.dice import dice
 from engine.montecarlo import Interval, Tally, run_chunk, trial_rng, trial_seed, wilson, z_score
 from engine.schema import InputError
@@ -381,3 +381,11 @@ def test_a_tallys_numbers_are_read_only_as_the_engine_writes_them(text):
     got = montecarlo._number(text)
     assert got == want and type(got) is type(want)
     assert "." not in text and "e" not in text and text.strip() == text
+
+
+def test_a_caption_counts_one_trial_as_one():
+    """A run stopped after its first trial showed "Who won (1 trials)"."""
+    w = widgets.get("sgs.battle")
+    values = w.validate({})
+    assert "<caption>Who won (1 trial)</caption>" in w.render_tally(w.estimate(values, 1, 0, 1), values)
+    assert "<caption>Who won (2 trials)</caption>" in w.render_tally(w.estimate(values, 1, 0, 2), values)
