@@ -214,7 +214,7 @@ def luck_html(answer: Mapping[str, Any]) -> str:
                 if key in p:
                     v = p[key]
                     row = (f"Ended “{p.get('label', p['value'])}”" if key == "share"
-                           else f"{number_label(p['what'])} {words} {p['value']}")
+                           else f"{number_label(p['what'])} {words} {p['value']:,}")
                     cells += (f'<tr><th scope="row">{escape(row)}</th>'
                               f'<td class="num">{v["float"] * 100:.1f}% ({v["low"] * 100:.1f} to {v["high"] * 100:.1f})</td></tr>')
     note = "" if answer["kind"] == "exact" else f" over {answer['trials']:,} battles"

@@ -60,8 +60,9 @@ def test_a_battles_result_is_placed_by_the_estimate_of_the_same_trials_with_inte
     assert none["sentence"].startswith("Attacker eliminated 0: ") and "or fewer" not in none["sentence"], none
     assert " or fewer: " in a["sentence"] or " or more: " in a["sentence"], a["sentence"]
     # A count of thousands is written as the site writes numbers.
-    many = luck.luck(w.id, {}, {"attacker.lost": 999_999}, seed=3, trials=20)
+    many = luck.luck(w.id, {}, {"attacker.lost": 999_999}, seed=3, trials=20, render=True)
     assert many["sentence"].startswith("Attacker lost 999,999 or more: "), many["sentence"]
+    assert "Attacker lost at most 999,999</th>" in many["html"] and "at least 999,999</th>" in many["html"]
 
 
 @pytest.mark.parametrize("widget_id, observed, field", [
