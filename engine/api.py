@@ -210,7 +210,7 @@ def _merge(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
             tallies.append(Tally.from_json(t))
         except InputError as exc:
             raise InputError("tallies", f"tally {i} {exc.message}", exc.allowed) from None
-        if tallies[-1].key != key(seed) or tallies[-1].confidence != w.confidence:
+        if not w.owns(tallies[-1], key(seed)):
             raise InputError("tallies", f"tally {i} belongs to other inputs, another seed or another widget",
                              "tallies of this run")
     montecarlo.check_merge_size(tallies, "tallies")

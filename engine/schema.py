@@ -97,6 +97,11 @@ MAX_JSON_DEPTH = 16
 """Deepest nesting of lists and objects a field's JSON text may have."""
 
 
+def _unread(text: str, what: str) -> str:
+    """Why a number field did not read ``text``: digits too many to read are out of range; the rest is not ``what``."""
+    return "is out of range" if LONG_WHOLE_TEXT.fullmatch(text) else f"is not {what}"
+
+
 def shown(value: Any, limit: int = 24) -> str:
     """A value as a message quotes it, cut short: messages never repeat a whole hostile input.
 
@@ -302,8 +307,7 @@ class Integer(Field):
             if not text:
                 raise self.fail(path, f"enter {self.allowed()}")
             if not WHOLE_TEXT.fullmatch(text):
-                what = "is out of range" if LONG_WHOLE_TEXT.fullmatch(text) else "is not a whole number"
-                raise self.fail(path, f"{shown(text)} {what}; enter {self.allowed()}")
+                raise self.fail(path, f"{shown(text)} {_unread(text, 'a whole number')}; enter {self.allowed()}")
             value = int(text)  # at most MAX_NUMBER_TEXT ASCII digits: constant time
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             value = int(value)
@@ -360,8 +364,7 @@ class Number(Field):
                 raise self.fail(path, f"enter {self.allowed()}")
             parsed = _number_text(text) if len(text) <= MAX_NUMBER_TEXT else None
             if parsed is None:
-                what = "is out of range" if LONG_WHOLE_TEXT.fullmatch(text) else "is not a number"
-                raise self.fail(path, f"{shown(text)} {what}; enter {self.allowed()}")
+                raise self.fail(path, f"{shown(text)} {_unread(text, 'a number')}; enter {self.allowed()}")
             number = parsed
         elif isinstance(value, (int, Fraction)) and not isinstance(value, bool):
             number = Fraction(value)

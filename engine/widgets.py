@@ -268,6 +268,11 @@ class Widget:
         """
         return _RUN_CACHE.get(self.id, {}).get(name) if isinstance(name, str) else None
 
+    def owns(self, tally: Tally, key: str) -> bool:
+        """Whether ``tally`` is a run of this widget's under ``key`` (:meth:`tally_key` of its inputs and seed), at
+        this widget's confidence: the only tallies a chunk may add to or a merge may join."""
+        return tally.key == key and tally.confidence == self.confidence
+
     def estimate(self, values: dict[str, Any], seed: int, first: int, count: int,
                  tally: Tally | None = None, key: str | None = None) -> Tally:
         """Trials ``first`` … ``first + count - 1`` on validated inputs, added to ``tally``.
@@ -281,7 +286,7 @@ class Widget:
         key = key or self.tally_key(values, seed)
         if tally is None:
             tally = Tally(key, self.confidence)
-        elif tally.key != key or tally.confidence != self.confidence:
+        elif not self.owns(tally, key):
             raise InputError("tally", "the tally belongs to other inputs, another seed or another widget; "
                              "start the run again without one")
         try:
