@@ -13,6 +13,7 @@ string; all text is escaped here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
@@ -66,6 +67,15 @@ def signed(n: Any) -> str:
     if text.startswith("-"):
         return "−" + text[1:]
     return text if text == "0" else "+" + text
+
+
+def minus(text: str) -> str:
+    """Every number's minus in ``text`` a true minus sign, as :func:`signed` writes it.
+
+    >>> minus("-0.50 points (-1.9 to 0.9), 1.2e-05")
+    '−0.50 points (−1.9 to 0.9), 1.2e-05'
+    """
+    return re.sub(r"(?<![\w.])-(?=[\d.])", "−", text)
 
 
 def section(title: str, body: str, cls: str = "") -> str:

@@ -701,13 +701,13 @@ def _shown_value(v: dict[str, Any] | None, unit: str, signed: bool = False) -> s
             text += f" ({v['low'] * 100:.1f} to {v['high'] * 100:.1f})"
         elif v["exact"] not in ("0", "1") and not signed:
             text = f"{v['exact']} ({text})"
-        return text
+        return present.minus(text)
     text = f"{x:+.3g}" if signed else f"{x:.3g}"
     if "low" in v and not flat:
         text += f" ({v['low']:.3g} to {v['high']:.3g})"
     elif "low" not in v and Fraction(v["exact"]).denominator != 1:
         text = f"{v['exact']} ({text})"
-    return text + (f" {unit}" if unit and unit != "probability" else "") + flat
+    return present.minus(text) + (f" {unit}" if unit and unit != "probability" else "") + flat
 
 
 def compare_html(answer: Mapping[str, Any]) -> str:

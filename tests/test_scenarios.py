@@ -743,7 +743,8 @@ def test_a_difference_no_trial_showed_is_bounded_not_certain():
         else:
             assert d["spread"] == "none"
     html = same["html"]
-    assert f"+0.00 points (-{bound * 100:.1f} to {bound * 100:.1f})" in html and "(0.0 to 0.0)" not in html
+    # the interval's minus is a true minus, as the header's "B − A" and every modifier's
+    assert f"+0.00 points (−{bound * 100:.1f} to {bound * 100:.1f})" in html and "(0.0 to 0.0)" not in html
     assert "+0 strength points in every one of the 30 trials" in html
 
 
