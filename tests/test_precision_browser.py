@@ -101,3 +101,42 @@ def test_a_bad_precision_says_so_and_a_link_opens_a_precision_run(driver, site_u
     shows(driver, f"{SIM} .sim-result", w.render_tally(tally, values), "the linked run to ±5%")
     assert driver.call("(s) => document.querySelector(s + ' .sim-mode[value=precision]').checked", SIM)
     assert driver.errors() == []
+
+
+@browsers("chromium")
+def test_in_a_run_to_a_precision_the_scenarios_take_its_trials_and_the_comparison_says_its_own(driver, site_url):
+    """Session 31: in "until within ±3 %" mode the Scenarios tools took their trials from the Trials box (How rare
+    said "among 1,000 battles" beside an estimate of 2,000). They now take the trials the page's run to that
+    precision ends at for the same inputs and seed, waiting for it, from a link too. The comparison with a pinned
+    A has its own status line: with one line for both, it said whichever of the two tools ended last."""
+    from engine import luck, scenarios
+    from test_scenarios_browser import CLICK, HAS_OPTION, OPEN, SET, panel, scenario_link, wait_done
+    open_live(driver, site_url + f"{PAGE}?{INSTANCE}.precision={TARGET}#{INSTANCE}")
+    driver.call("() => { window.rulesExplorer.pool.size = 1; }")
+    w = widgets.get("sgs.battle")
+    values = w.validate(base_inputs(driver, INSTANCE))
+    trials = once(precision.run, w.id, values, 1, TARGET)[1]["trials"]
+    assert trials == 2000  # not the Trials box's 1,000
+    driver.call(OPEN, f"#{INSTANCE}")
+    driver.call(CLICK, panel(INSTANCE, "[data-action=pin]"))
+    driver.wait(HAS_OPTION, panel(INSTANCE, "select.luck-what"), "number:defender.lost", timeout=60)
+    driver.call(SET, panel(INSTANCE, "select.luck-what"), "number:defender.lost")
+    driver.call(SET, panel(INSTANCE, "input.luck-value"), "3")
+    driver.call(CLICK, panel(INSTANCE, "[data-action=luck]"))
+    wait_done(driver, INSTANCE, timeout=120)
+    expected = once(luck.luck, w.id, values, {"defender.lost": 3}, seed=1, trials=trials, render=True)["html"]
+    shows(driver, panel(INSTANCE, ".scenario-result"), expected, "how rare, over the run to a precision's battles")
+    status = driver.call("(s) => document.querySelector(s).textContent", panel(INSTANCE, ".scenario-status"))
+    assert status == "Done: 2,000 trials.", status
+    assert driver.call(FINISHED, SIM)[:2] == ["done", "2000"], "the page's run itself"
+    shows(driver, panel(INSTANCE, ".scenario-compare"),
+          once(scenarios.compare, w.id, values, values, seed=1, trials=trials, render=True)["html"],
+          "A against B over the same battles")
+    driver.wait("(s) => document.querySelector(s).textContent === 'Done: 2,000 trials.'",
+                panel(INSTANCE, ".compare-status"), timeout=30)
+    # The link: the precision and what happened; the page's run and How rare, both of 2,000 battles.
+    link = scenario_link(driver, INSTANCE, lambda state: "h" in state)
+    open_live(driver, link)
+    wait_done(driver, INSTANCE, timeout=120)
+    shows(driver, panel(INSTANCE, ".scenario-result"), expected, "how rare, from the link")
+    assert driver.errors() == []

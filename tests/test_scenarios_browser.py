@@ -314,8 +314,8 @@ def test_inputs_with_an_error_are_not_pinned_as_a(driver, site_url):
     driver.call(OPEN, f"#{SG}")
     driver.call(SET, f"#{SG}--attacker-attack_value", "abc")
     driver.call(CLICK, panel(SG, "[data-action=pin]"))
-    status = driver.wait("(s) => document.querySelector(s).textContent", panel(SG, ".scenario-status"), timeout=30)
-    # the input named as the page names it, not by its path
+    status = driver.wait("(s) => document.querySelector(s).textContent", panel(SG, ".compare-status"), timeout=30)
+    # the input named as the page names it, not by its path; on the comparison's own status line
     assert status == "Not pinned: Attacker, Attack value: 'abc' is not a whole number; enter a whole number from 0 to 30.", status
     assert driver.call("(s) => document.querySelector(s).hidden", panel(SG, "[data-action=unpin]"))
     driver.call(SET, f"#{SG}--attacker-attack_value", "4")
@@ -327,7 +327,7 @@ def test_inputs_with_an_error_are_not_pinned_as_a(driver, site_url):
     b = w.validate({**base, "attacker": {**base["attacker"], "attack_value": 4}, "hex_sides": 3})
     shows(driver, panel(SG, ".scenario-compare"), scenarios.compare(w.id, a, b, render=True)["html"],
           "B against the A pinned once the form was mended")
-    assert driver.call("(s) => document.querySelector(s).textContent", panel(SG, ".scenario-status")) == ""
+    assert driver.call("(s) => document.querySelector(s).textContent", panel(SG, ".compare-status")) == ""
     assert driver.errors() == []
 
 

@@ -33,6 +33,7 @@
 
 import { collect } from "./forms.js";
 import { SLOW_TRIAL_MS } from "./pool.js";
+import { DEFAULT_SEED } from "./links.js";
 import { MAX_TRIALS, trialCount } from "./simulation.js";
 
 // A battle call aims at this long at first, so Stop and the page's other requests never wait for more.
@@ -122,7 +123,8 @@ export class ScenarioPanel {
     this.luckValue = q("input.luck-value");
     this.choices = null; // what a reader can say happened (engine: observable), for the form's inputs
     this.stopButton = q("[data-action=scenario-stop]");
-    this.status = q(".scenario-status");
+    this.status = q(".scenario-status"); // the sweep's, target's, luck's or reading's
+    this.compareStatus = q(".compare-status"); // the comparison's, which follows the form beside them
     this.out = q(".scenario-result");
     this.estimator = Boolean(widget.sim);
     this.pinned = null; // the inputs pinned as A
@@ -298,10 +300,10 @@ export class ScenarioPanel {
     const answer = await this.w.engine.call({ op: "scenario_link", widget: this.w.widget, base: this.w.base,
                                               pinned: inputs });
     if (answer.error) {
-      this.say(`Not pinned: ${this.worded(answer.error).whole}.`, true);
+      this.say(this.compareOut, `Not pinned: ${this.worded(answer.error).whole}.`, true);
       return;
     }
-    this.say("");
+    this.say(this.compareOut, "");
     this.pinned = inputs;
     this.unpinButton.hidden = false;
     this.pinButton.textContent = "Pin these inputs as A instead";
@@ -316,6 +318,7 @@ export class ScenarioPanel {
     this.pinButton.textContent = "Pin as A";
     this.compareOut.replaceChildren();
     this.compareOut.hidden = true;
+    this.say(this.compareOut, "");
     this.publish();
     this.pinButton.focus();
   }
@@ -403,8 +406,48 @@ export class ScenarioPanel {
   end(which) {
     const run = this.runs[which];
     if (run) run.stopped = true;
+    run?.onStop?.();
     this.runs[which] = null;
     this.stopButton.disabled = !this.runs.result && !this.runs.compare;
+  }
+
+  // How many trials a battle's tools run (`inputs` and `seed`: the run's): as many as the Trials box says; in a
+  // run to a precision, as many as the page's run to it ends at for the same inputs and seed, so that How rare
+  // places a result among the estimate's own battles and every tool's figures share its trials. A run to it that
+  // goes on is waited for, and one not yet asked for is started (a change of inputs that would replace a long
+  // run still asks the reader first). null: none, with the reason in `trialsRefused`.
+  async trialsFor(run, out, inputs, seed) {
+    const sim = this.w.sim;
+    if (sim.mode() !== "precision") {
+      this.trialsRefused = `Not run: enter a whole number of trials from 1 to ${MAX_TRIALS.toLocaleString("en")} `
+        + "in the Trials box.";
+      return sim.trials();
+    }
+    const key = sim.key(this.w.widget, inputs, seed);
+    const target = `±${sim.targetSaid()}%`;
+    if (sim.settled?.key === key) return sim.settled.trials;
+    this.say(out, `Waiting for the estimate's run to within ${target}: these figures use as many trials as it takes.`);
+    const section = this.w.section;
+    const ended = await new Promise((resolve) => {
+      const done = (value) => {
+        section.removeEventListener("sim-run", hear);
+        run.onStop = null;
+        resolve(value);
+      };
+      // The run of these inputs ending, or a run of others starting (the form changed meanwhile).
+      const hear = ({ detail }) => {
+        if (detail.started !== (detail.key === key)) done(detail);
+      };
+      section.addEventListener("sim-run", hear);
+      run.onStop = () => done(null);
+      this.w.runSim({ ask: true }); // nothing new when that run is going on
+    });
+    if (ended?.trials) return ended.trials;
+    this.trialsRefused = ended?.started
+      ? `Not run: the inputs changed before the estimate's run to within ${target} ended. Run this again.`
+      : `Not run: the estimate's run to within ${target} did not finish, and these figures use as many trials as `
+        + "it takes. Run it again, or choose a number of trials.";
+    return null;
   }
 
   // One scenario request to its end: a calculator's in one call; a battle's in calls of about CALL_MS,
@@ -413,18 +456,19 @@ export class ScenarioPanel {
     this.end(which);
     const run = { stopped: false };
     this.runs[which] = run;
-    const message = { widget: this.w.widget, seed: this.w.seed() ?? "1", render: true, ...request };
-    const trials = this.w.sim ? this.w.sim.trials() : null;
-    if (this.w.sim && trials === null) { // a battle runs as many trials as the box says: never a number it did not
-      this.finish(which, run, out);
-      this.failed(out, `Not run: enter a whole number of trials from 1 to ${MAX_TRIALS.toLocaleString("en")} `
-                       + "in the Trials box.", true);
-      return;
-    }
+    const message = { widget: this.w.widget, seed: this.w.seed() ?? DEFAULT_SEED, render: true, ...request };
     out.setAttribute("aria-busy", "true");
     out.dataset.state = "running";
     if (this.estimator) this.stopButton.disabled = false;
-    this.say(this.estimator ? "Running…" : "");
+    this.say(out, this.estimator ? "Running…" : "");
+    const trials = this.w.sim ? await this.trialsFor(run, out, request.inputs, message.seed) : null;
+    if (run.stopped) return this.stopped(which, run, out);
+    if (this.w.sim && trials === null) { // a battle runs as many trials as the page's run: never a number it did not
+      this.finish(which, run, out);
+      this.failed(out, this.trialsRefused, true);
+      return;
+    }
+    if (this.estimator) this.say(out, "Running…");
     delete out.dataset.engines;
     delete out.dataset.sliced;
     const engine = this.estimator ? await this.worker() : this.w.engine;
@@ -684,7 +728,7 @@ export class ScenarioPanel {
     if (detail) out.dataset.detail = String(detail).slice(0, 500);
     else delete out.dataset.detail;
     out.dataset.state = "failed";
-    this.say(text, true);
+    this.say(out, text, true);
   }
 
   // Shows a running answer's figures (`html`) and status line (`text`; null: as they are): at once if `now`
@@ -706,7 +750,7 @@ export class ScenarioPanel {
     clearTimeout(run.timer);
     run.timer = null;
     if (run.html !== undefined) out.innerHTML = run.html;
-    if (run.text !== undefined) this.say(run.text);
+    if (run.text !== undefined) this.say(out, run.text);
     delete run.html;
     delete run.text;
     run.drawnAt = performance.now();
@@ -724,10 +768,10 @@ export class ScenarioPanel {
     out.dataset.state = "stopped";
     if (!run.answered) {
       out.replaceChildren();
-      this.say("Stopped before its first figures: none are shown.");
+      this.say(out, "Stopped before its first figures: none are shown.");
       return;
     }
-    this.say("Stopped: the figures shown are from the trials run so far.");
+    this.say(out, "Stopped: the figures shown are from the trials run so far.");
   }
 
   finish(which, run, out) {
@@ -736,9 +780,11 @@ export class ScenarioPanel {
     this.stopButton.disabled = !this.runs.result && !this.runs.compare;
   }
 
-  say(text, alert = false) {
-    this.status.textContent = text;
-    this.status.dataset.kind = alert ? "error" : "";
+  // Says `text` on the status line of the output `out` (the comparison has its own).
+  say(out, text, alert = false) {
+    const line = out === this.compareOut ? this.compareStatus : this.status;
+    line.textContent = text;
+    line.dataset.kind = alert ? "error" : "";
   }
 
   // An error as the page names things (`LiveWidget.worded`). An input in a part of the form not loaded yet, or

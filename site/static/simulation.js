@@ -30,6 +30,10 @@ export const trialCount = (n) => `${n.toLocaleString("en")} ${n === 1 ? "trial" 
 export const RATE_AFTER_MS = 1000;
 export const LONG_RUN_MS = 2000;
 
+// What a run is of, as the Scenarios panel asks: the widget, inputs and seed, and its size (a number of trials, or
+// a precision as typed). Two runs of one key give the same figures.
+export const runKey = (widget, inputs, seed, size) => JSON.stringify([widget, inputs, seed, size]);
+
 function formatMs(ms) {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
@@ -60,6 +64,8 @@ export class SimulationView {
     this.precisionInput = this.root.querySelector("input.sim-precision");
     this.checkpoints = (this.root.dataset.checkpoints ?? "").split(" ").filter(Boolean).map(Number);
     this.current = null;
+    this.running = null; // the key of the run going on (runKey)
+    this.settled = null; // the last run that ended with its trials all run: {key, trials}
     this.notRun = null; // why the trials box stopped the run going on (run): said when it has stopped
     this.seq = 0;
     this.elapsed = 0; // how long the run going on has run (ms)
@@ -87,6 +93,28 @@ export class SimulationView {
     for (const i of this.modeInputs) i.checked = i.value === mode;
   }
 
+  // The key of a run of these inputs and seed as the form now asks for it (trials or a precision).
+  key(widget, inputs, seed) {
+    return runKey(widget, inputs, seed, this.mode() === "precision" ? `±${this.precisionInput.value.trim()}` : this.trials());
+  }
+
+  // The precision asked for, as typed less its own ± and % ("1" for "±1 %").
+  targetSaid() {
+    return this.precisionInput.value.trim().replace(/^±\s*/, "").replace(/\s*%$/, "");
+  }
+
+  // Says on the widget's section that a run of `key` started (`trials` undefined) or ended: with the trials it
+  // ran if it ran them all, null if it stopped or failed. A run replaced by a newer one ends unsaid; the newer's
+  // start says it. The Scenarios panel listens (a run to a precision sets its tools' trials).
+  told(key, trials) {
+    if (trials === undefined) this.running = key;
+    else {
+      this.running = null;
+      if (trials !== null) this.settled = { key, trials };
+    }
+    this.section.dispatchEvent(new CustomEvent("sim-run", { detail: { key, started: trials === undefined, trials } }));
+  }
+
   // The precision as the reader typed it, for the link: null in a fixed run.
   precision() {
     return this.mode() === "precision" ? this.precisionInput.value.trim() : null;
@@ -100,6 +128,12 @@ export class SimulationView {
   // Runs the estimate for these inputs and seed; a run already going is replaced,
   // but with `ask` (the inputs changed) a long one only once the reader says so.
   async run(widget, inputs, seed, { ask = false } = {}) {
+    const key = this.key(widget, inputs, seed);
+    if (ask && this.current && this.running === key) { // the run going on is of these inputs already: it goes on
+      this.closeAsk();
+      delete this.result.dataset.outdated;
+      return null;
+    }
     if (ask && this.current && this.elapsed >= LONG_RUN_MS && this.ask) {
       this.asked = { widget, inputs, seed }; // the latest inputs
       this.result.dataset.outdated = "stale"; // the estimate shown is for the inputs before the change
@@ -111,7 +145,7 @@ export class SimulationView {
       return null;
     }
     this.closeAsk();
-    if (this.mode() === "precision") return this.runToPrecision(widget, inputs, seed);
+    if (this.mode() === "precision") return this.runToPrecision(widget, inputs, seed, key);
     const trials = this.trials();
     if (trials === null) {
       this.trialsInput.setAttribute("aria-invalid", "true");
@@ -131,6 +165,7 @@ export class SimulationView {
       if (seq === this.seq) this.progress(p);
     });
     this.current = job;
+    this.told(key);
     const before = this.result.dataset.outdated; // the estimate shown was for other inputs (a change marked it)
     delete this.result.dataset.outdated; // the run for the inputs shown starts now
     this.elapsed = 0;
@@ -144,6 +179,7 @@ export class SimulationView {
     const answer = await job.done;
     if (seq !== this.seq) return null; // replaced by a newer run
     this.current = null;
+    this.told(key, answer.error ? null : answer.result.trials);
     const waiting = this.asked; // a change of inputs that waited for this run: its run follows
     this.closeAsk();
     this.stopButton.disabled = true;
@@ -177,7 +213,7 @@ export class SimulationView {
 
   // A run that stops once the engine says its headline is within the target,
   // one stage (checkpoint to checkpoint) at a time.
-  async runToPrecision(widget, inputs, seed) {
+  async runToPrecision(widget, inputs, seed, key) {
     const target = this.precisionInput.value.trim();
     this.precisionInput.removeAttribute("aria-invalid");
     this.trialsInput.removeAttribute("aria-invalid");
@@ -195,7 +231,7 @@ export class SimulationView {
     let status = null; // the engine's word on the last stage
     this.bar.max = next;
     this.bar.value = 0;
-    const said = target.replace(/^±\s*/, "").replace(/\s*%$/, ""); // as typed, less its own ± and %
+    const said = this.targetSaid();
     this.progressText.textContent = `0 trials; running until within ±${said}%`;
     this.announce.textContent = `Running until the figure is within ±${said}%.`;
     this.result.setAttribute("aria-busy", "true");
@@ -206,6 +242,7 @@ export class SimulationView {
       const job = this.engine.job({ widget, inputs, seed, first, trials: next - first, tally, precision: target }, (p) => {
         if (seq === this.seq) this.stageProgress(stage, p, performance.now() - started);
       });
+      if (first === 0) this.told(key);
       this.current = job;
       answer = await job.done;
       if (seq !== this.seq) return null; // replaced by a newer run
@@ -219,6 +256,7 @@ export class SimulationView {
       this.bar.value = first;
     }
     this.current = null;
+    this.told(key, answer.error ? null : status.trials);
     const waiting = this.asked;
     this.closeAsk();
     this.stopButton.disabled = true;

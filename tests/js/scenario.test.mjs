@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 
 globalThis.document ??= { addEventListener() {} }; // forms.js listens on the document when imported
 const { ScenarioPanel, DRAW_MS, roundStep } = await import("../../site/static/scenario.js");
+const { SimulationView } = await import("../../site/static/simulation.js");
 const { WorkerLink } = await import("../../site/static/engine-client.js");
 const { renamed } = await import("../../site/static/forms.js");
 
@@ -163,7 +164,7 @@ function fakePanel(main) {
     w: { engine: main, section: { dispatchEvent() {} }, worded: (error) => ({ whole: error.message }) },
     said: [],
     runs: { result: null, compare: null },
-    say(text) { this.said.push(text); },
+    say(out, text) { this.said.push(text); },
     finish() {},
     failed: ScenarioPanel.prototype.failed,
     runFailed: ScenarioPanel.prototype.runFailed,
@@ -483,4 +484,62 @@ test("an engine's message names its input as the page does, or stays as it came"
   assert.deepEqual(renamed(msg, "hex_sides", "Hex sides"), { said: msg, whole: msg }); // another field's message
   assert.deepEqual(renamed("the engine could not answer", "", "Hex sides"),
                    { said: "the engine could not answer", whole: "the engine could not answer" });
+});
+
+// A battle's widget in "until within ±2 %" mode, as trialsFor reads it: the page's SimulationView (its key, its
+// target as said, its word on each run's start and end) on a section the panel listens to; `runSim` counts the
+// runs the panel asked for, as calculator.js starts them.
+function precisionWidget() {
+  const { key, targetSaid, told } = SimulationView.prototype;
+  const section = new EventTarget();
+  const sim = { section, mode: () => "precision", trials: () => 1000, precisionInput: { value: "±2 %" },
+                settled: null, running: null, key, targetSaid, told };
+  const w = { widget: "w", section, sim, asked: 0, runSim() { this.asked++; } };
+  return { w, sim, said: [], say(out, text) { this.said.push(text); } };
+}
+
+test("in a run to a precision a tool takes the trials the page's run of its inputs ends at, waiting for it", async () => {
+  const panel = precisionWidget();
+  const { w, sim } = panel;
+  const key = sim.key("w", { a: 1 }, "7");
+  const run = { stopped: false };
+  const trials = ScenarioPanel.prototype.trialsFor.call(panel, run, {}, { a: 1 }, "7");
+  assert.equal(w.asked, 1, "the page's run of these inputs is asked for (a no-op when it is going on)");
+  assert.equal(panel.said.at(-1), "Waiting for the estimate's run to within ±2%: these figures use as many trials as it takes.");
+  sim.told(key); // it starts
+  sim.told(sim.key("w", { a: 2 }, "7"), 500); // another run's end is not this one's
+  sim.told(key, 2400);
+  assert.equal(await trials, 2400);
+  assert.equal(run.onStop, null, "nothing is left listening");
+  // Once it has ended, the tools take its trials at once, and ask for no run.
+  assert.equal(await ScenarioPanel.prototype.trialsFor.call(panel, { stopped: false }, {}, { a: 1 }, "7"), 2400);
+  assert.equal(w.asked, 1);
+  // A fixed run's size is another key: it never stands for the precision's.
+  sim.mode = () => "trials";
+  assert.equal(await ScenarioPanel.prototype.trialsFor.call(panel, { stopped: false }, {}, { a: 1 }, "7"), 1000);
+  assert.notEqual(sim.key("w", { a: 1 }, "7"), key);
+});
+
+test("a tool waiting for the run to a precision says why it did not run: stopped, other inputs, or its own Stop", async () => {
+  for (const how of ["stopped", "changed", "own stop"]) {
+    const panel = precisionWidget();
+    const { sim } = panel;
+    const key = sim.key("w", { a: 1 }, "7");
+    const run = { stopped: false };
+    const trials = ScenarioPanel.prototype.trialsFor.call(panel, run, {}, { a: 1 }, "7");
+    sim.told(key);
+    if (how === "stopped") sim.told(key, null);
+    else if (how === "changed") sim.told(sim.key("w", { a: 2 }, "7"));
+    else run.onStop();
+    assert.equal(await trials, null, how);
+    if (how === "stopped") {
+      assert.equal(panel.trialsRefused, "Not run: the estimate's run to within ±2% did not finish, and these figures use "
+                                        + "as many trials as it takes. Run it again, or choose a number of trials.");
+    }
+    if (how === "changed") {
+      assert.equal(panel.trialsRefused, "Not run: the inputs changed before the estimate's run to within ±2% ended. "
+                                        + "Run this again.");
+    }
+    assert.equal(sim.settled, null, `${how}: a run that did not end is no run's trials`);
+  }
 });
