@@ -525,14 +525,15 @@ export class LiveWidget {
     const rejected = answer.error ? [] : [...answer.result.rejected, ...unrunnable];
     this.show(answer, rejected);
     if (!answer.error && this.seedInput) this.showRoll(await this.requestRoll(collect(this.form), this.seedInput.value), seq);
-    if (!answer.error && scenario !== undefined && this.scenario && seq === this.seq) {
-      const refused = await this.scenario.apply(scenario);
-      if (refused.length) this.reportRejected([...rejected, ...refused]); // beside the link's other refusals
-    }
-    // The pre-rendered estimate is the page's own state: run only for another.
+    // The pre-rendered estimate is the page's own state: run only for another. Before the link's scenario, whose
+    // tools in a run to a precision take that run's trials (scenario.js trialsFor), and so find it going on.
     if (!answer.error && seq === this.seq && (Object.keys(this.link).length || this.seed() !== DEFAULT_SEED || this.trials() !== null
         || this.sim?.precision() != null)) {
       this.runSim();
+    }
+    if (!answer.error && scenario !== undefined && this.scenario && seq === this.seq) {
+      const refused = await this.scenario.apply(scenario);
+      if (refused.length) this.reportRejected([...rejected, ...refused]); // beside the link's other refusals
     }
   }
 
