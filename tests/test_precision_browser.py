@@ -134,8 +134,17 @@ def test_in_a_run_to_a_precision_the_scenarios_take_its_trials_and_the_compariso
           "A against B over the same battles")
     driver.wait("(s) => document.querySelector(s).textContent === 'Done: 2,000 trials.'",
                 panel(INSTANCE, ".compare-status"), timeout=30)
-    # The link: the precision and what happened; the page's run and How rare, both of 2,000 battles.
-    link = scenario_link(driver, INSTANCE, lambda state: "h" in state)
+    link = scenario_link(driver, INSTANCE, lambda state: "h" in state)  # the precision, A and what happened
+    # A change of inputs: the comparison follows over the trials the new run to ±3 % ends at (1,000 here).
+    changed = w.validate({**values, "attacker": {**values["attacker"], "leader_combat": 3}})
+    assert once(precision.run, w.id, changed, 1, TARGET)[1]["trials"] == 1000
+    driver.call(SET, f"#{INSTANCE}--attacker-leader_combat", "3")
+    shows(driver, panel(INSTANCE, ".scenario-compare"),
+          once(scenarios.compare, w.id, values, changed, seed=1, trials=1000, render=True)["html"],
+          "the comparison, following the form over its new run's trials")
+    driver.wait("(s) => document.querySelector(s).textContent === 'Done: 1,000 trials.'",
+                panel(INSTANCE, ".compare-status"), timeout=30)
+    # The link: the page's run and How rare, both of 2,000 battles.
     open_live(driver, link)
     wait_done(driver, INSTANCE, timeout=120)
     shows(driver, panel(INSTANCE, ".scenario-result"), expected, "how rare, from the link")

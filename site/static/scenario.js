@@ -426,6 +426,8 @@ export class ScenarioPanel {
     const key = sim.key(this.w.widget, inputs, seed);
     const target = `±${sim.targetSaid()}%`;
     if (sim.settled?.key === key) return sim.settled.trials;
+    // What the output shows is another run's (other inputs or another tool): not left up while this one waits.
+    out.replaceChildren();
     this.say(out, `Waiting for the estimate's run to within ${target}: these figures use as many trials as it takes.`);
     const section = this.w.section;
     const ended = await new Promise((resolve) => {

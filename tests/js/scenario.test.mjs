@@ -503,8 +503,11 @@ test("in a run to a precision a tool takes the trials the page's run of its inpu
   const { w, sim } = panel;
   const key = sim.key("w", { a: 1 }, "7");
   const run = { stopped: false };
-  const trials = ScenarioPanel.prototype.trialsFor.call(panel, run, {}, { a: 1 }, "7");
+  let emptied = false;
+  const out = { replaceChildren() { emptied = true; } };
+  const trials = ScenarioPanel.prototype.trialsFor.call(panel, run, out, { a: 1 }, "7");
   assert.equal(w.asked, 1, "the page's run of these inputs is asked for (a no-op when it is going on)");
+  assert.ok(emptied, "another run's figures are not left up while it waits");
   assert.equal(panel.said.at(-1), "Waiting for the estimate's run to within ±2%: these figures use as many trials as it takes.");
   sim.told(key); // it starts
   sim.told(sim.key("w", { a: 2 }, "7"), 500); // another run's end is not this one's
@@ -526,7 +529,7 @@ test("a tool waiting for the run to a precision says why it did not run: stopped
     const { sim } = panel;
     const key = sim.key("w", { a: 1 }, "7");
     const run = { stopped: false };
-    const trials = ScenarioPanel.prototype.trialsFor.call(panel, run, {}, { a: 1 }, "7");
+    const trials = ScenarioPanel.prototype.trialsFor.call(panel, run, { replaceChildren() {} }, { a: 1 }, "7");
     sim.told(key);
     if (how === "stopped") sim.told(key, null);
     else if (how === "changed") sim.told(sim.key("w", { a: 2 }, "7"));
