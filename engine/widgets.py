@@ -71,7 +71,7 @@ def check_seed(seed: Any) -> int:
     if isinstance(seed, str) and WHOLE_TEXT.fullmatch(seed.strip()) and len(seed.strip()) <= 20:
         seed = int(seed.strip())
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise InputError("seed", f"{shown(seed)} is not a seed; enter a whole number from 0 to 2**53", "0..2**53")
+        raise InputError("seed", f"{shown(seed)} is not a seed; enter a whole number from 0 to {MAX_SEED:,}", "0..2**53")
     return seed
 
 

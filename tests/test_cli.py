@@ -56,7 +56,7 @@ def test_bad_json_and_unknown_widget_exit_2():
 def test_a_bad_seed_is_one_line_not_a_usage_dump():
     out = cli("roll", "small_general.combat", "--seed", "1e5")
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr == "error: seed: '1e5' is not a seed; enter a whole number from 0 to 2**53\n"
+    assert out.stderr == "error: seed: '1e5' is not a seed; enter a whole number from 0 to 9,007,199,254,740,992\n"
 
 
 def test_booleans_read_as_the_forms_and_links_write_them():

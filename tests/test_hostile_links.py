@@ -116,7 +116,8 @@ def test_a_link_that_cannot_be_read_is_said_at_the_widgets_top_in_plain_words(dr
                         BATTLE, timeout=15)
     assert shown["inHeader"] and shown["fromTop"] < 200, shown
     assert 'the number of trials "1e99999": enter a whole number from 1 to 100,000' in shown["text"], shown["text"]
-    assert "Not rolled: seed: '<script>' is not a seed" in shown["text"], shown["text"]
+    assert "Not rolled: '<script>' is not a seed; enter a whole number from 0 to 9,007,199,254,740,992." \
+        in shown["text"], shown["text"]  # the message alone, beside the Seed box; its range in figures
     assert ("the link's scenario (a pinned A, a sweep, a target, a result or the assumptions) could not be read"
             in shown["text"]), shown["text"]
     assert shown["focus"] == f"{BATTLE}--trials"

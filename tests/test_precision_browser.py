@@ -89,7 +89,7 @@ def test_a_bad_precision_says_so_and_a_link_opens_a_precision_run(driver, site_u
     driver.call("() => { window.rulesExplorer.pool.size = 1; }")
     driver.call(SET_PRECISION, SIM, "abc")
     status, _, _, announce = driver.wait(FINISHED, SIM, timeout=60)
-    assert status == "failed" and announce == ("Not run: precision: 'abc' is not a precision; enter a percentage "
+    assert status == "failed" and announce == ("Not run: 'abc' is not a precision; enter a percentage "
                                                "above 0 and up to 50, such as 1%."), announce
     assert driver.call("(s) => document.querySelector(s + ' .sim-precision').getAttribute('aria-invalid')", SIM) == "true"
     w = widgets.get("sgs.battle")

@@ -422,7 +422,8 @@ export class LiveWidget {
           said.className = "roll-error";
           this.messages.append(said);
         }
-        said.textContent = `Not rolled: ${answer.error.message}.`;
+        // beside the Seed box, marked invalid: the message alone ("'abc' is not a seed; …")
+        said.textContent = `Not rolled: ${renamed(answer.error.message, "seed", "Seed").said}.`;
         this.messages.hidden = false;
       }
       return;

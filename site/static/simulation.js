@@ -20,6 +20,8 @@
 // hears "Running" when a run starts and the outcome once it ends, not every
 // tick. The estimate's region is marked busy while it streams.
 
+import { renamed } from "./forms.js";
+
 export const DEFAULT_TRIALS = 1000;
 export const MAX_TRIALS = 100_000;
 
@@ -270,7 +272,9 @@ export class SimulationView {
       // The last progress said where the run would look next: it will not.
       this.progressText.textContent = `${done.toLocaleString("en")} trials, ${formatMs(elapsed)}`
         + `${cancelled ? "; stopped" : ""}`;
-      this.announce.textContent = cancelled ? this.notRun ?? this.stoppedSentence(done, before) : `Not run: ${answer.error.message}.`;
+      // A refused precision is said beside its box, marked invalid: the message alone ("'abc' is not a precision").
+      const said = renamed(answer.error.message, answer.error.field, answer.error.field === "precision" ? "Precision" : null).said;
+      this.announce.textContent = cancelled ? this.notRun ?? this.stoppedSentence(done, before) : `Not run: ${said}.`;
       if (!cancelled) this.result.dataset.outdated = "stale"; // not the form's estimate
       return answer;
     }
