@@ -73,13 +73,19 @@ export class LiveWidget {
     this.section.addEventListener("click", (e) => this.click(e));
     this.form.addEventListener("part-loaded", () => this.markChanged());
     this.seedInput?.addEventListener("change", () => this.seedChanged());
-    // Typing a number of trials or a precision chooses that kind of run; a change runs it.
+    // Typing a number of trials or a precision chooses that kind of run; a change runs it. Enter runs it at once,
+    // and leaving the box afterwards (the browser's change event for the same text) does not start it again from
+    // its first trial.
     for (const [box, mode] of [[this.sim?.trialsInput, "trials"], [this.sim?.precisionInput, "precision"]]) {
       if (!box) continue;
-      box.addEventListener("input", () => this.sim.setMode(mode));
-      box.addEventListener("change", () => this.runSim());
+      let entered = null; // the text Enter has run, until the box is typed in again
+      box.addEventListener("input", () => { entered = null; this.sim.setMode(mode); });
+      box.addEventListener("change", () => {
+        if (box.value !== entered) this.runSim();
+        entered = null;
+      });
       box.addEventListener("keydown", (e) => {
-        if (e.key === "Enter") { e.preventDefault(); this.sim.setMode(mode); this.runSim(); }
+        if (e.key === "Enter") { e.preventDefault(); this.sim.setMode(mode); entered = box.value; this.runSim(); }
       });
     }
     for (const radio of this.sim?.modeInputs ?? []) radio.addEventListener("change", () => this.runSim());
