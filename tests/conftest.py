@@ -169,9 +169,10 @@ class QuietHandler(build.SiteHandler):
 
 
 @contextmanager
-def serving(directory: Path) -> Iterator[str]:
-    """Serve ``directory`` on 127.0.0.1 (a free port) as ``build.py serve`` does; yields its URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(directory)))
+def serving(directory: Path, port: int = 0) -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1 (a free port, or ``port``: the same origin again) as ``build.py serve`` does;
+    yields its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", port), partial(QuietHandler, directory=str(directory)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
