@@ -31,7 +31,7 @@ CHECK = """(s) => { const c = document.querySelector(s + ' .sim-result section.e
     return c && [c.querySelector('.exact-check-line').textContent.split(' (')[0],
                  c.querySelectorAll('svg.chart circle.point').length, c.querySelectorAll('table tbody tr').length]; }"""
 SEEN = """(s) => { const e = document.querySelector(s); return [e.dataset.state,
-    e.querySelector('.sim-progress-text').textContent]; }"""
+    e.querySelector('.sim-progress-text').textContent, Number(e.querySelector('progress').value)]; }"""
 
 
 @pytest.mark.parametrize("driver, workers", [
@@ -58,6 +58,9 @@ def test_a_run_to_a_precision_stops_where_cpython_does(driver, site_url, workers
     for _ in range(20000):
         seen = driver.call(SEEN, SIM)
         texts.add(seen[1])
+        # While it runs, the line says the trials the bar (and the estimate) shows: between two stages it said the
+        # last progress of the stage before ("1,945 trials; next look at 2,000" over a bar and a table of 2,000).
+        assert seen[0] != "running" or seen[1].startswith(f"{seen[2]:,} trials"), f"{driver.name}: {seen}"
         finished = driver.call(FINISHED, SIM)
         if finished:
             break

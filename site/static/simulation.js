@@ -255,7 +255,9 @@ export class SimulationView {
       first = next;
       next = status.next;
       this.bar.max = next;
-      this.bar.value = first;
+      // The line says where the stage ended, as the bar and the estimate do (until the next stage's first progress
+      // it said the last progress of this one, some trials short of the checkpoint).
+      this.stageProgress({ first, next }, { done: 0, precision: status }, performance.now() - started);
     }
     this.current = null;
     this.told(key, answer.error ? null : status.trials);
