@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from test_browser import SG_PAGE, WIDGETS
+from test_browser import SG_PAGE, WIDGETS, wait_live
 from test_browsers import BOOT_S, browsers, change_one_input, driver, drivers  # noqa: F401 (fixtures)
 from test_offline import Tab
 
@@ -90,3 +90,23 @@ def test_the_widget_goes_live_in_a_frame_on_another_origin(driver, copied, host_
         return f.getAttribute('height') === String(m) && m; }""", timeout=10)
     assert last > 300
     assert driver.errors() == []
+
+
+def test_an_embed_says_what_its_link_did_not_apply(guarded_page, site_url):
+    """The notices a page gives about its link (a widget it does not have, a key given twice, settings after the
+    "#") went to the page's article, which an embed page has none of: a hand-edited embed link whose widget name had
+    a typo showed the example's state without a word."""
+    page = guarded_page
+    embed = f"embed/{SG_PAGE.removesuffix('.html')}/{INSTANCE}.html"
+    page.goto(f"{site_url}{embed}?sg-comabt.terrain=forest&{INSTANCE}.hex_sides=2&{INSTANCE}.hex_sides=3"
+              f"#{INSTANCE}.terrain=town")
+    wait_live(page)
+    notices = page.locator("main > .link-notice").all_text_contents()
+    assert notices == [
+        f"This link gives {INSTANCE}.hex_sides more than once; the last value given was applied.",
+        f'Part of this link was not applied: "{INSTANCE}.terrain=town" comes after its "#", where the site reads no '
+        'settings. A link copied from a widget puts them after "?".',
+        "Part of this link was not applied: sg-comabt.terrain names no widget on this page. The rest of the link was "
+        "applied.",
+    ], notices
+    assert page.input_value(f"#{INSTANCE}--hex_sides") == "3"

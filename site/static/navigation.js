@@ -281,11 +281,12 @@ export class Site {
   }
 }
 
-// A notice about the page's link, at the top of the article, as text (a link's words are never markup).
+// A notice about the page's link, at the top of the article (of an embed page, which has none, its main), as text
+// (a link's words are never markup).
 function linkNotice(text) {
   const note = document.createElement("div");
   note.className = "link-notice";
   note.setAttribute("role", "alert");
   note.textContent = text;
-  document.querySelector("main article")?.prepend(note);
+  (document.querySelector("main article") ?? document.querySelector("main"))?.prepend(note);
 }
