@@ -420,10 +420,13 @@ def test_a_long_run_says_its_speed_and_asks_before_a_change_replaces_it(driver, 
     driver.wait("(s) => !document.querySelector(s + ' .sim-ask').hidden", SIM, timeout=30)
     state, value, _ = driver.call(STATE, SIM)
     assert state == "running" and value >= before, "the long run goes on while the reader decides"
-    driver.call(CLICK, f"{SIM} .sim-replace")
+    driver.call("(s) => { const b = document.querySelector(s); b.focus(); b.click(); }", f"{SIM} .sim-replace")
     driver.wait("(s) => document.querySelector(s + ' .sim-ask').hidden"
                 " && document.querySelector(s).dataset.state === 'running'"
                 " && Number(document.querySelector(s + ' progress').value) < 3", SIM, timeout=30)
+    # The button pressed went with the question: keyboard focus stays in the run's controls (it fell to the body).
+    assert driver.call("(s) => document.activeElement === document.querySelector(s + ' [data-action=sim-stop]')", SIM), \
+        driver.call("() => document.activeElement?.outerHTML.slice(0, 80)")
     driver.call(CLICK, f"{SIM} [data-action=sim-stop]")
     driver.wait("(s) => document.querySelector(s).dataset.state === 'stopped'", SIM, timeout=30)
     assert driver.errors() == []

@@ -333,11 +333,15 @@ export class SimulationView {
   answerAsk(replace) {
     const asked = this.asked;
     if (!asked) return;
+    const focused = this.ask.contains(document.activeElement);
     if (replace) this.run(asked.widget, asked.inputs, asked.seed);
     else {
       this.ask.hidden = true;
       this.root.dataset.asking = "after";
     }
+    // The button pressed went with the question: keyboard focus goes to the run's Stop (a run goes on either way),
+    // not to the top of the page.
+    if (focused) (this.stopButton.disabled ? this.runButton : this.stopButton).focus();
   }
 
   closeAsk() {
