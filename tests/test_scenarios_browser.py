@@ -27,6 +27,8 @@ BATTLE_TRIALS = 40
 
 OPEN = "(s) => { const d = document.querySelector(s + ' .widget-scenario'); d.open = true; d.dispatchEvent(new Event('toggle')); }"
 CLICK = "(s) => document.querySelector(s).click()"
+PRESS = "(s) => { const b = document.querySelector(s); b.focus(); b.click(); }"
+"""A button pressed from the keyboard: it has focus."""
 SET = """(s, value) => { const c = document.querySelector(s); c.value = value;
     c.dispatchEvent(new Event('change', {bubbles: true})); }"""
 HAS_OPTION = "(s, value) => [...document.querySelectorAll(s + ' option')].some((o) => o.value === value)"
@@ -132,14 +134,18 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     # A long run (20,000 battles a point; the trials box set without starting a run of its own) says how far
     # it has come out of its size; stopped, it says so and keeps what it had.
     driver.call("(s) => { document.querySelector(s).value = '20000'; }", f"#{BATTLE} input.sim-trials")
-    driver.call(CLICK, panel(BATTLE, "[data-action=sweep]"))
+    driver.call(PRESS, panel(BATTLE, "[data-action=sweep]"))
     running = driver.wait("(s) => { const t = document.querySelector(s).textContent; return t.startsWith('Running: ') && t; }",
                           panel(BATTLE, ".scenario-status"), timeout=60)
     so_far = int(running.split()[1].replace(",", ""))  # the trials done a point, not the run's 20,000
     assert 0 < so_far < 20_000 and running.endswith(" of 20,000 trials a point so far."), running
-    driver.call(CLICK, panel(BATTLE, "[data-action=scenario-stop]"))
+    driver.call(PRESS, panel(BATTLE, "[data-action=scenario-stop]"))
     driver.wait("(s) => document.querySelector(s + ' .scenario-result').dataset.state === 'stopped'", f"#{BATTLE}",
                 timeout=30)
+    # Stop, pressed from the keyboard, is disabled once the run has stopped: focus goes back to the button that
+    # started it (it fell to the body).
+    assert driver.call("(s) => document.activeElement === document.querySelector(s)", panel(BATTLE, "[data-action=sweep]")), \
+        driver.call("() => document.activeElement?.outerHTML.slice(0, 80)")
     assert driver.errors() == []
 
 

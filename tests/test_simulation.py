@@ -31,6 +31,8 @@ STATE = """(s) => { const e = document.querySelector(s);
 SET_TRIALS = """(s, n) => { const i = document.querySelector(s + ' .sim-trials'); i.value = n;
     i.dispatchEvent(new Event('change', {bubbles: true})); }"""
 CLICK = "(s) => document.querySelector(s).click()"
+PRESS = "(s) => { const b = document.querySelector(s); b.focus(); b.click(); }"
+"""A button pressed from the keyboard: it has focus."""
 SET_SEED = """(s, v) => { const i = document.querySelector(s); i.value = v;
     i.dispatchEvent(new Event('change', {bubbles: true})); }"""
 
@@ -177,9 +179,12 @@ def test_stop_ends_a_run_within_a_chunk(driver, site_url):
                 SIM)
     time.sleep(0.3)
     assert driver.call("() => window.runsStarted") == 1, f"{driver.name}: leaving the box started the run again"
-    driver.call(CLICK, f"{SIM} [data-action=sim-stop]")
+    driver.call(PRESS, f"{SIM} [data-action=sim-stop]")
     state, value, maximum = driver.wait("(s) => { const r = (" + STATE + ")(s); return r[0] === 'stopped' && r; }",
                                         SIM, timeout=10)
+    # Stop, pressed from the keyboard, is disabled once the run has stopped: focus goes to Run (it fell to the body).
+    assert driver.call("(s) => document.activeElement === document.querySelector(s)", f"{SIM} [data-action=sim-run]"), \
+        driver.call("() => document.activeElement?.outerHTML.slice(0, 80)")
     assert 0 < value < maximum == 100000
     announce = driver.call("(s) => document.querySelector(s + ' .sim-announce').textContent", SIM)
     assert announce.startswith("Stopped after"), announce
@@ -420,7 +425,7 @@ def test_a_long_run_says_its_speed_and_asks_before_a_change_replaces_it(driver, 
     driver.wait("(s) => !document.querySelector(s + ' .sim-ask').hidden", SIM, timeout=30)
     state, value, _ = driver.call(STATE, SIM)
     assert state == "running" and value >= before, "the long run goes on while the reader decides"
-    driver.call("(s) => { const b = document.querySelector(s); b.focus(); b.click(); }", f"{SIM} .sim-replace")
+    driver.call(PRESS, f"{SIM} .sim-replace")
     driver.wait("(s) => document.querySelector(s + ' .sim-ask').hidden"
                 " && document.querySelector(s).dataset.state === 'running'"
                 " && Number(document.querySelector(s + ' progress').value) < 3", SIM, timeout=30)

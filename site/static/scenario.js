@@ -148,7 +148,7 @@ export class ScenarioPanel {
   setLive(live) {
     if (live) this.root.hidden = false; // it needs the live engine: until that is up (or with no script), it is hidden
     for (const el of this.root.querySelectorAll("button, select, input")) el.disabled = !live;
-    this.stopButton.disabled = !this.runs.result && !this.runs.compare;
+    this.idleStop();
     this.unpinButton.hidden = !this.pinned;
   }
 
@@ -167,7 +167,17 @@ export class ScenarioPanel {
     return this.w.engine;
   }
 
+  // Stop is there only while a run goes on: a keyboard reader on it when the runs end (or who pressed it) goes to the
+  // button that started the last run, not to the top of the page (a disabled button loses focus to the body).
+  idleStop() {
+    const focused = document.activeElement === this.stopButton;
+    this.stopButton.disabled = !this.runs.result && !this.runs.compare;
+    if (focused && this.stopButton.disabled) (this.started ?? this.root.querySelector("summary"))?.focus();
+  }
+
   click(action) {
+    const button = action === "scenario-stop" ? null : this.root.querySelector(`button[data-action="${action}"]`);
+    if (button) this.started = button;
     if (action === "pin") this.pin();
     else if (action === "unpin") this.unpin();
     else if (action === "sweep") this.runSweep();
@@ -408,7 +418,7 @@ export class ScenarioPanel {
     if (run) run.stopped = true;
     run?.onStop?.();
     this.runs[which] = null;
-    this.stopButton.disabled = !this.runs.result && !this.runs.compare;
+    this.idleStop();
   }
 
   // How many trials a battle's tools run (`inputs` and `seed`: the run's): as many as the Trials box says; in a
@@ -779,7 +789,7 @@ export class ScenarioPanel {
   finish(which, run, out) {
     if (this.runs[which] === run) this.runs[which] = null;
     out.removeAttribute("aria-busy");
-    this.stopButton.disabled = !this.runs.result && !this.runs.compare;
+    this.idleStop();
   }
 
   // Says `text` on the status line of the output `out` (the comparison has its own).

@@ -184,7 +184,7 @@ export class SimulationView {
     this.told(key, answer.error ? null : answer.result.trials);
     const waiting = this.asked; // a change of inputs that waited for this run: its run follows
     this.closeAsk();
-    this.stopButton.disabled = true;
+    this.idleStop();
     this.result.removeAttribute("aria-busy");
     if (answer.error) {
       const cancelled = answer.error.type === "Cancelled";
@@ -263,7 +263,7 @@ export class SimulationView {
     this.told(key, answer.error ? null : status.trials);
     const waiting = this.asked;
     this.closeAsk();
-    this.stopButton.disabled = true;
+    this.idleStop();
     this.result.removeAttribute("aria-busy");
     const elapsed = performance.now() - started;
     if (answer.error) {
@@ -361,5 +361,13 @@ export class SimulationView {
 
   stop() {
     this.current?.cancel();
+  }
+
+  // Stop is there only while a run goes on: a keyboard reader on it when the run ends (or who pressed it) goes to
+  // Run, not to the top of the page (a disabled button loses focus to the body).
+  idleStop() {
+    const focused = document.activeElement === this.stopButton;
+    this.stopButton.disabled = true;
+    if (focused) this.runButton.focus();
   }
 }
