@@ -134,6 +134,8 @@ def widgets_match_cpython(driver: Driver, url: str) -> None:
               f"#{instance} as loaded")
 
 
+PRESS = "(s) => { const b = document.querySelector(s); b.focus(); b.click(); }"
+"""A button pressed from the keyboard: it has focus."""
 SET_CONTROL = """(selector, checkbox, value) => {
     const control = document.querySelector(selector);
     if (checkbox) control.checked = value; else control.value = value;

@@ -90,11 +90,21 @@ def test_a_run_to_a_precision_stops_where_cpython_does(driver, site_url, workers
 def test_a_bad_precision_says_so_and_a_link_opens_a_precision_run(driver, site_url):
     open_live(driver, site_url + PAGE)
     driver.call("() => { window.rulesExplorer.pool.size = 1; }")
+    line = driver.call(SEEN, SIM)[1:]
     driver.call(SET_PRECISION, SIM, "abc")
     status, _, _, announce = driver.wait(FINISHED, SIM, timeout=60)
     assert status == "failed" and announce == ("Not run: 'abc' is not a precision; enter a percentage "
                                                "above 0 and up to 50, such as 1%."), announce
     assert driver.call("(s) => document.querySelector(s + ' .sim-precision').getAttribute('aria-invalid')", SIM) == "true"
+    # No run: the bar and its line stay as they were, as for a number of trials the box cannot run (they said
+    # "0 trials, 7 ms" over an empty bar, beside the estimate from before).
+    assert driver.call(SEEN, SIM)[1:] == line == ["1,000 of 1,000 trials, pre-rendered at build time", 1000], line
+    # A link's precision the engine refuses is said with the link's other refusals, at the widget's top.
+    open_live(driver, site_url + f"{PAGE}?{INSTANCE}.precision=abc#{INSTANCE}")
+    said = driver.wait("(s) => { const m = document.querySelector(s + ' .widget-messages'); return !m.hidden && "
+                       "m.textContent; }", f"#{INSTANCE}", timeout=60)
+    assert said == ("Part of the link was not applied; the rest was. Not applied:'abc' is not a precision; enter a "
+                    "percentage above 0 and up to 50, such as 1% (no run was started)"), said
     w = widgets.get("sgs.battle")
     open_live(driver, site_url + f"{PAGE}?{INSTANCE}.precision=5#{INSTANCE}")
     status, trials, _, _ = driver.wait(FINISHED, SIM, timeout=120)

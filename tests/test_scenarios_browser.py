@@ -13,7 +13,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 from conftest import axe_violations, once, serving, wait_until
-from test_browsers import _replace, _symlinked_copy, base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401
+from test_browsers import (PRESS, _replace, _symlinked_copy, base_inputs, browsers, driver, drivers,  # noqa: F401
+                           open_live, shows)
 
 from engine import api, linkstate, scenarios, widgets
 from engine.schema import jsonable
@@ -27,8 +28,6 @@ BATTLE_TRIALS = 40
 
 OPEN = "(s) => { const d = document.querySelector(s + ' .widget-scenario'); d.open = true; d.dispatchEvent(new Event('toggle')); }"
 CLICK = "(s) => document.querySelector(s).click()"
-PRESS = "(s) => { const b = document.querySelector(s); b.focus(); b.click(); }"
-"""A button pressed from the keyboard: it has focus."""
 SET = """(s, value) => { const c = document.querySelector(s); c.value = value;
     c.dispatchEvent(new Event('change', {bubbles: true})); }"""
 HAS_OPTION = "(s, value) => [...document.querySelectorAll(s + ' option')].some((o) => o.value === value)"

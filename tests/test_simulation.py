@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pytest
 from browsers import Driver
 from conftest import estimate_html
-from test_browsers import base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
+from test_browsers import PRESS, base_inputs, browsers, driver, drivers, open_live, shows  # noqa: F401 (fixtures)
 
 from engine import exactcheck, widgets
 
@@ -31,8 +31,6 @@ STATE = """(s) => { const e = document.querySelector(s);
 SET_TRIALS = """(s, n) => { const i = document.querySelector(s + ' .sim-trials'); i.value = n;
     i.dispatchEvent(new Event('change', {bubbles: true})); }"""
 CLICK = "(s) => document.querySelector(s).click()"
-PRESS = "(s) => { const b = document.querySelector(s); b.focus(); b.click(); }"
-"""A button pressed from the keyboard: it has focus."""
 SET_SEED = """(s, v) => { const i = document.querySelector(s); i.value = v;
     i.dispatchEvent(new Event('change', {bubbles: true})); }"""
 

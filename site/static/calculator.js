@@ -263,11 +263,15 @@ export class LiveWidget {
   }
 
   // Runs the Monte Carlo estimate for the form's inputs, the seed and the trials.
+  // Its promise: the run's last answer (null if none ran, or another replaced it).
   runSim(options = {}) {
-    if (!this.sim || this.engine.state !== "live") return;
+    if (!this.sim || this.engine.state !== "live") return Promise.resolve(null);
     const seed = this.seedInput ? this.seedInput.value.trim() : DEFAULT_SEED;
     this.simSeed = seed;
-    this.sim.run(this.widget, collect(this.form), seed, options).then(() => this.site.publishState());
+    return this.sim.run(this.widget, collect(this.form), seed, options).then((answer) => {
+      this.site.publishState();
+      return answer;
+    });
   }
 
   // A new seed: a new sample, and a new run, as the estimate shown is the old seed's (and the link
@@ -534,13 +538,23 @@ export class LiveWidget {
     if (!answer.error && this.seedInput) this.showRoll(await this.requestRoll(collect(this.form), this.seedInput.value), seq);
     // The pre-rendered estimate is the page's own state: run only for another. Before the link's scenario, whose
     // tools in a run to a precision take that run's trials (scenario.js trialsFor), and so find it going on.
-    if (!answer.error && seq === this.seq && (Object.keys(this.link).length || this.seed() !== DEFAULT_SEED || this.trials() !== null
-        || this.sim?.precision() != null)) {
-      this.runSim();
-    }
+    const ran = !answer.error && seq === this.seq && (Object.keys(this.link).length || this.seed() !== DEFAULT_SEED
+      || this.trials() !== null || this.sim?.precision() != null) ? this.runSim() : null;
+    let refusals = rejected;
     if (!answer.error && scenario !== undefined && this.scenario && seq === this.seq) {
       const refused = await this.scenario.apply(scenario);
-      if (refused.length) this.reportRejected([...rejected, ...refused]); // beside the link's other refusals
+      if (refused.length) this.reportRejected(refusals = [...rejected, ...refused]); // beside the link's other refusals
+    }
+    // A precision is the engine's to read: one it refuses is said with the link's other refusals once its run says
+    // so (the run's own line says it too), as a number of trials the box cannot run is.
+    if (ran && precision !== undefined) {
+      ran.then((answer) => {
+        if (seq === this.seq && answer?.error?.field === "precision") {
+          this.reportRejected([...refusals, { field: PRECISION_KEY,
+                                              message: `${renamed(answer.error.message, "precision", "Precision").said} `
+                                                       + "(no run was started)" }]);
+        }
+      });
     }
   }
 

@@ -47,6 +47,14 @@ export function renamed(message, field, name) {
   return { said, whole: byPath ? `${name}: ${said}` : message };
 }
 
+// Disables `button`; if it had keyboard focus, focus goes to `next`: a disabled button loses it to the page's body,
+// and a keyboard reader would start again from the top.
+export function disableKeepingFocus(button, next) {
+  const focused = document.activeElement === button;
+  button.disabled = true;
+  if (focused) next?.focus();
+}
+
 export function isPart(el) {
   return el.classList.contains("part");
 }

@@ -31,7 +31,7 @@
 // trial too long for the page engine (AT Gold's first stage) it plays in
 // slices of the readings, one call each (`slice`).
 
-import { collect } from "./forms.js";
+import { collect, disableKeepingFocus } from "./forms.js";
 import { SLOW_TRIAL_MS } from "./pool.js";
 import { DEFAULT_SEED } from "./links.js";
 import { MAX_TRIALS, trialCount } from "./simulation.js";
@@ -168,11 +168,10 @@ export class ScenarioPanel {
   }
 
   // Stop is there only while a run goes on: a keyboard reader on it when the runs end (or who pressed it) goes to the
-  // button that started the last run, not to the top of the page (a disabled button loses focus to the body).
+  // button that started the last run.
   idleStop() {
-    const focused = document.activeElement === this.stopButton;
-    this.stopButton.disabled = !this.runs.result && !this.runs.compare;
-    if (focused && this.stopButton.disabled) (this.started ?? this.root.querySelector("summary"))?.focus();
+    if (this.runs.result || this.runs.compare) this.stopButton.disabled = false;
+    else disableKeepingFocus(this.stopButton, this.started ?? this.root.querySelector("summary"));
   }
 
   click(action) {

@@ -20,7 +20,7 @@
 // hears "Running" when a run starts and the outcome once it ends, not every
 // tick. The estimate's region is marked busy while it streams.
 
-import { renamed } from "./forms.js";
+import { disableKeepingFocus, renamed } from "./forms.js";
 
 export const DEFAULT_TRIALS = 1000;
 export const MAX_TRIALS = 100_000;
@@ -231,6 +231,7 @@ export class SimulationView {
     let next = this.checkpoints[0];
     let tally = null;
     let status = null; // the engine's word on the last stage
+    const shown = [this.progressText.textContent, this.bar.max, this.bar.value]; // what a refused precision leaves
     this.bar.max = next;
     this.bar.value = 0;
     const said = this.targetSaid();
@@ -270,10 +271,13 @@ export class SimulationView {
       const cancelled = answer.error.type === "Cancelled";
       const done = cancelled ? Number(this.bar.value) : first + (answer.error.done ?? 0); // as in run()
       this.root.dataset.state = cancelled ? "stopped" : "failed";
-      if (answer.error.field === "precision") this.precisionInput.setAttribute("aria-invalid", "true");
-      // The last progress said where the run would look next: it will not.
-      this.progressText.textContent = `${done.toLocaleString("en")} trials, ${formatMs(elapsed)}`
-        + `${cancelled ? "; stopped" : ""}`;
+      if (answer.error.field === "precision") { // no run: the bar and its line stay as they were, as for a bad count
+        this.precisionInput.setAttribute("aria-invalid", "true");
+        [this.progressText.textContent, this.bar.max, this.bar.value] = shown;
+      } else { // the last progress said where the run would look next: it will not
+        this.progressText.textContent = `${done.toLocaleString("en")} trials, ${formatMs(elapsed)}`
+          + `${cancelled ? "; stopped" : ""}`;
+      }
       // A refused precision is said beside its box, marked invalid: the message alone ("'abc' is not a precision").
       const said = renamed(answer.error.message, answer.error.field, answer.error.field === "precision" ? "Precision" : null).said;
       this.announce.textContent = cancelled ? this.notRun ?? this.stoppedSentence(done, before) : `Not run: ${said}.`;
@@ -363,11 +367,8 @@ export class SimulationView {
     this.current?.cancel();
   }
 
-  // Stop is there only while a run goes on: a keyboard reader on it when the run ends (or who pressed it) goes to
-  // Run, not to the top of the page (a disabled button loses focus to the body).
+  // Stop is there only while a run goes on: a keyboard reader on it when the run ends (or who pressed it) goes to Run.
   idleStop() {
-    const focused = document.activeElement === this.stopButton;
-    this.stopButton.disabled = true;
-    if (focused) this.runButton.focus();
+    disableKeepingFocus(this.stopButton, this.runButton);
   }
 }
