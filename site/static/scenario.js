@@ -424,17 +424,17 @@ export class ScenarioPanel {
   // run to a precision, as many as the page's run to it ends at for the same inputs and seed, so that How rare
   // places a result among the estimate's own battles and every tool's figures share its trials. A run to it that
   // goes on is waited for, and one not yet asked for is started (a change of inputs that would replace a long
-  // run still asks the reader first). null: none, with the reason in `trialsRefused`.
+  // run still asks the reader first). {trials}, or {refused: why none}.
   async trialsFor(run, out, inputs, seed) {
     const sim = this.w.sim;
     if (sim.mode() !== "precision") {
-      this.trialsRefused = `Not run: enter a whole number of trials from 1 to ${MAX_TRIALS.toLocaleString("en")} `
-        + "in the Trials box.";
-      return sim.trials();
+      const trials = sim.trials();
+      return trials !== null ? { trials } : { refused: "Not run: enter a whole number of trials from 1 to "
+                                                       + `${MAX_TRIALS.toLocaleString("en")} in the Trials box.` };
     }
     const key = sim.key(this.w.widget, inputs, seed);
     const target = `±${sim.targetSaid()}%`;
-    if (sim.settled?.key === key) return sim.settled.trials;
+    if (sim.settled?.key === key) return { trials: sim.settled.trials };
     // What the output shows is another run's (other inputs or another tool): not left up while this one waits.
     out.replaceChildren();
     this.say(out, `Waiting for the estimate's run to within ${target}: these figures use as many trials as it takes.`);
@@ -453,12 +453,11 @@ export class ScenarioPanel {
       run.onStop = () => done(null);
       this.w.runSim({ ask: true }); // nothing new when that run is going on
     });
-    if (ended?.trials) return ended.trials;
-    this.trialsRefused = ended?.started
+    if (ended?.trials) return { trials: ended.trials };
+    return { refused: ended?.started
       ? `Not run: the inputs changed before the estimate's run to within ${target} ended. Run this again.`
       : `Not run: the estimate's run to within ${target} did not finish, and these figures use as many trials as `
-        + "it takes. Run it again, or choose a number of trials.";
-    return null;
+        + "it takes. Run it again, or choose a number of trials." };
   }
 
   // One scenario request to its end: a calculator's in one call; a battle's in calls of about CALL_MS,
@@ -471,15 +470,15 @@ export class ScenarioPanel {
     out.setAttribute("aria-busy", "true");
     out.dataset.state = "running";
     if (this.estimator) this.stopButton.disabled = false;
-    this.say(out, this.estimator ? "Running…" : "");
-    const trials = this.w.sim ? await this.trialsFor(run, out, request.inputs, message.seed) : null;
+    // A battle runs as many trials as the box or the page's run says: never a number it did not.
+    const { trials = null, refused } = this.w.sim ? await this.trialsFor(run, out, request.inputs, message.seed) : {};
     if (run.stopped) return this.stopped(which, run, out);
-    if (this.w.sim && trials === null) { // a battle runs as many trials as the page's run: never a number it did not
+    if (refused) {
       this.finish(which, run, out);
-      this.failed(out, this.trialsRefused, true);
+      this.failed(out, refused, true);
       return;
     }
-    if (this.estimator) this.say(out, "Running…");
+    this.say(out, this.estimator ? "Running…" : "");
     delete out.dataset.engines;
     delete out.dataset.sliced;
     const engine = this.estimator ? await this.worker() : this.w.engine;
