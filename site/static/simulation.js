@@ -279,7 +279,8 @@ export class SimulationView {
           + `${cancelled ? "; stopped" : ""}`;
       }
       // A refused precision is said beside its box, marked invalid: the message alone ("'abc' is not a precision").
-      const said = renamed(answer.error.message, answer.error.field, answer.error.field === "precision" ? "Precision" : null).said;
+      const said = answer.error.field === "precision" ? renamed(answer.error.message, "precision", "Precision").said
+        : answer.error.message;
       this.announce.textContent = cancelled ? this.notRun ?? this.stoppedSentence(done, before) : `Not run: ${said}.`;
       if (!cancelled) this.result.dataset.outdated = "stale"; // not the form's estimate
       return answer;
