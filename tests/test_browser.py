@@ -21,7 +21,7 @@ from engine import schema, widgets
 from engine.schema import InputError
 
 from browsers import WARM_UP_OFF, settings_script
-from conftest import axe_violations, check_guard, kept_page, wait_until
+from conftest import BOOT_TIMEOUT_MS, PageGuard, axe_violations, check_guard, kept_page, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -613,6 +613,40 @@ def test_in_site_links_keep_one_engine_for_the_visit(guarded_page, site_url):
     page.go_forward()
     wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", next_path, timeout=SETTLE_MS)
     assert page.evaluate("window.visitMarker") == "same document"
+
+
+def test_an_in_site_link_the_network_cannot_bring_leaves_the_page_as_it_was_and_says_so(page, site_url):
+    """Offline before the site was saved for offline use (a phone losing its signal on a first visit), following
+    the pager went to the browser's own error page, with nothing to go back to. The page now stays, its widgets
+    live and their state kept, and says why beside the link; once online the link works."""
+    guard = PageGuard(page, site_url.rstrip("/"))
+    page.set_default_timeout(BOOT_TIMEOUT_MS)
+    # The next page's requests fail as they do offline, from the start: the page fetched ahead (which would
+    # follow the pager offline) fails too. (Playwright's offline switch lets routed requests through.)
+    next_path = "/small-general/defenders-and-retreats.html"
+    def offline(route):
+        route.abort("internetdisconnected")
+    page.route("**" + next_path, offline)
+    page.goto(site_url + SG_PAGE)
+    wait_live(page)
+    assert page.get_attribute("a[rel=next]", "href").endswith(next_path.removeprefix("/small-general/"))
+    page.evaluate("window.visitMarker = 'same document'")
+    page.evaluate("document.querySelector('a[rel=next]').click()")
+    wait_until(page, "() => document.querySelector('.unreachable')")
+    said = page.evaluate("() => document.querySelector('.unreachable').textContent")
+    page.unroute("**" + next_path, offline)
+    assert said.startswith("That page could not be loaded: the network did not answer"), said
+    assert page.evaluate("window.visitMarker") == "same document" and page.url.split("?")[0].endswith("/" + SG_PAGE)
+    assert page.evaluate("document.querySelector('.unreachable').previousElementSibling.contains("
+                         "document.querySelector('a[rel=next]'))"), "said beside the link followed"
+    assert page.evaluate("document.activeElement.classList.contains('unreachable')"), "focus is where the reader is"
+    page.evaluate("document.querySelector('a[rel=next]').click()")
+    wait_until(page, "p => document.documentElement.dataset.widgetsLive === p", next_path, timeout=SETTLE_MS)
+    assert page.evaluate("window.visitMarker") == "same document"
+    assert page.evaluate("document.querySelector('.unreachable')") is None
+    # The browser's own word on the load it could not make aside, nothing went wrong.
+    assert [e for e in guard.errors if not e.endswith("net::ERR_INTERNET_DISCONNECTED")] == [], guard.errors
+    assert guard.foreign == []
 
 
 def test_a_change_just_before_leaving_stays_in_the_history_entry(guarded_page, site_url):

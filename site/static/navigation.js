@@ -177,10 +177,11 @@ export class Site {
 
   click(event) {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    const url = this.inSite(event.target.closest("a[href]"));
+    const anchor = event.target.closest("a[href]");
+    const url = this.inSite(anchor);
     if (!url) return;
     event.preventDefault();
-    this.navigate(url, true);
+    this.navigate(url, true, 0, anchor);
   }
 
   popstate(event) {
@@ -243,14 +244,23 @@ export class Site {
     history.replaceState({ ...(history.state || {}), site: true, scrollY: window.scrollY }, "");
   }
 
-  async navigate(url, push, scrollY = 0) {
+  // `anchor`: the link followed (a reader's click), beside which a page the network could not bring is said.
+  async navigate(url, push, scrollY = 0, anchor = null) {
     let html;
     try {
       html = await this.fetchPage(url);
-    } catch {
+    } catch (error) {
+      // No answer at all (offline, before the site was saved for offline use): the page stays as it is, with its
+      // widgets' state, and says so; the browser's own error page would leave the reader nothing to go back to.
+      if (push && error instanceof TypeError) {
+        unreachable(anchor, "That page could not be loaded: the network did not answer, and this device has no "
+                            + "offline copy of it yet. This page stays as it was; try again once you are online.");
+        return;
+      }
       location.assign(url.href); // let the browser show whatever the server says
       return;
     }
+    document.querySelector(".unreachable")?.remove();
     const next = this.parsedPage(url, html);
     const parts = ["header.site-header", "div.layout", "footer.site-footer"];
     if (!parts.every((sel) => next.querySelector(sel) && document.querySelector(sel))) {
@@ -279,6 +289,22 @@ export class Site {
     const main = document.getElementById("main");
     main?.focus({ preventScroll: true });
   }
+}
+
+// A page the network did not bring, said after the block of the page's main that holds the link followed (the
+// pager, a paragraph, a list), else at the top of main (a link of the site's navigation), and given focus: it is
+// where the reader is, and a keyboard reader goes on from there.
+function unreachable(anchor, text) {
+  document.querySelector(".unreachable")?.remove();
+  const note = document.createElement("p");
+  note.className = "unreachable link-notice";
+  note.setAttribute("role", "alert");
+  note.tabIndex = -1;
+  note.textContent = text;
+  const block = anchor?.closest("main p, main nav, main ul, main ol");
+  if (block) block.after(note);
+  else document.querySelector("main")?.prepend(note);
+  note.focus();
 }
 
 // A notice about the page's link, at the top of the article (of an embed page, which has none, its main), as text
