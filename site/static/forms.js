@@ -71,6 +71,9 @@ export function partValue(part) {
 
 const loading = new WeakMap();
 
+// What keyboard focus can go to in a form.
+const FOCUSABLE = "summary, a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), [tabindex]:not([tabindex='-1'])";
+
 // Loads a part in its placeholder's place, filled with its value; resolves to the loaded element
 // (at once if `el` is not a part). Dispatches "part-loaded" (bubbling) from the new element.
 export function loadPart(part) {
@@ -86,9 +89,14 @@ export function loadPart(part) {
       const element = document.adoptNode(doc.querySelector("[data-part-body] > [data-key]"));
       const value = partValue(part);
       const holder = part.parentElement;
+      const focused = part.contains(document.activeElement); // its summary, opened from the keyboard
       part.replaceWith(element);
       fill(holder, { [element.dataset.key]: value });
       if (element.matches("details")) element.open = true;
+      // The summary that had keyboard focus went with the placeholder, and focus with it to the page's body (a
+      // keyboard reader started again from the top): it goes to the loaded part's first control (a settings
+      // panel's own summary, a table's "What the columns mean").
+      if (focused) element.querySelector(FOCUSABLE)?.focus();
       element.dispatchEvent(new CustomEvent("part-loaded", { bubbles: true }));
       return element;
     })());
