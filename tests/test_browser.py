@@ -764,12 +764,20 @@ def test_link_reproduces_a_built_stack(guarded_page, site_url):
 
 def test_list_table_rows_duplicate_move_and_remove(guarded_page, site_url):
     """A list of plain fields is a table: a row can be duplicated, moved and removed, and
-    controls keep names and ids by row (links and error messages name them so)."""
+    controls keep names and ids by row (links and error messages name them so). From the
+    keyboard: a table opened from its placeholder takes focus, and a row moved to the end keeps
+    it on a button that moves it back."""
     page = guarded_page
     page.goto(site_url + "europa/conversions-and-totals.html")
     wait_live(page)
     inst, w = "eu-stacks", widgets.get("europa.aec")
     base = base_inputs(page, inst)
+    # The table is a part of the page (build.PART_OVER), opened here with the keyboard: its summary goes with the
+    # placeholder, and focus to the loaded table's first control (it fell to the page's body).
+    page.focus(f"#{inst}--attacker-units-part > summary")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"#{inst}--attacker-units.list-table")
+    assert page.evaluate("(s) => document.querySelector(s).contains(document.activeElement)", f"#{inst}--attacker-units")
     open_parts(page, inst)
     units = base["attacker"]["units"]
     rows = f"#{inst}--attacker-units .items > [data-item]"
@@ -784,7 +792,19 @@ def test_list_table_rows_duplicate_move_and_remove(guarded_page, site_url):
     assert names == [f"attacker.units.{i}.unit_type" for i in range(len(expected_units))]
     numbers = page.eval_on_selector_all(f"{rows} > th.item-number", "els => els.map(e => e.textContent)")
     assert numbers == [str(i + 1) for i in range(len(expected_units))]
+    # Each row's buttons are named with its number (they were "Duplicate", "Move up", … on every row), renumbered too.
+    second = page.locator(f"{rows}:nth-child(2) .row-actions")
+    for name in ("Duplicate row 2", "Move row 2 up", "Move row 2 down", "Remove row 2"):
+        assert second.get_by_role("button", name=name, exact=True).count() == 1, name
     assert page.is_disabled(f"{rows}:first-child [data-action=move-up]")
+    # Enter on the next-to-last row's "Move down" moves it to the end, where that button is disabled: focus goes to
+    # its "Move up", and Enter again moves it back (focus went to Remove, and Enter again deleted the row).
+    page.focus(f"{rows}:nth-last-child(2) [data-action=move-down]")
+    page.keyboard.press("Enter")
+    assert page.evaluate("(s) => document.activeElement === document.querySelector(s)", f"{rows}:last-child [data-action=move-up]")
+    page.keyboard.press("Enter")
+    assert page.locator(rows).count() == len(expected_units)
+    wait_html(page, f"#{inst} .widget-result", w.render(w.run(built)), "row moved down and back")
     page.click(f"{rows}:first-child [data-action=remove-item]")
     built["attacker"]["units"] = expected_units[1:]
     wait_html(page, f"#{inst} .widget-result", w.render(w.run(built)), "row removed")

@@ -215,7 +215,10 @@ export class LiveWidget {
       copy.querySelector("[data-action=duplicate-item]")?.focus();
     } else if (action === "move-up" || action === "move-down") {
       table.moveRow(list, row, action === "move-up" ? -1 : 1);
-      (button.disabled ? row.querySelector("[data-action=remove-item]") : button).focus();
+      // A row moved to the top or bottom: its other move button, which moves it back (it went to Remove, and a
+      // reader pressing Enter once more to move the row on deleted it).
+      const back = row.querySelector(`[data-action=${action === "move-up" ? "move-down" : "move-up"}]`);
+      (button.disabled ? back : button).focus();
     } else {
       const next = table.removeRow(list, row);
       (next?.querySelector("input, select") || list.querySelector(".add-item")).focus();
