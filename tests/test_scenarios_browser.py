@@ -133,6 +133,7 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     # A long run (20,000 battles a point; the trials box set without starting a run of its own) says how far
     # it has come out of its size; stopped, it says so and keeps what it had.
     driver.call("(s) => { document.querySelector(s).value = '20000'; }", f"#{BATTLE} input.sim-trials")
+    driver.call(HEAR, f"#{BATTLE} .widget-scenario")
     driver.call(PRESS, panel(BATTLE, "[data-action=sweep]"))
     running = driver.wait("(s) => { const t = document.querySelector(s).textContent; return t.startsWith('Running: ') && t; }",
                           panel(BATTLE, ".scenario-status"), timeout=60)
@@ -145,7 +146,25 @@ def test_a_battle_sweep_streams_to_cpythons_chart_and_stop_ends_it(driver, site_
     # started it (it fell to the body).
     assert driver.call("(s) => document.activeElement === document.querySelector(s)", panel(BATTLE, "[data-action=sweep]")), \
         driver.call("() => document.activeElement?.outerHTML.slice(0, 80)")
+    # A screen reader is told the run's start and end once, not each line of its progress (role=status read them all,
+    # twice a second).
+    heard = driver.call("() => window.heard")
+    assert heard[0] == "Running…" and heard[-1] == "Stopped: the figures shown are from the trials run so far.", heard
+    assert not any(text.startswith("Running: ") for text in heard), heard
+    # Unpin A while its comparison runs: the comparison goes, and its status line says nothing (it said "Stopped
+    # before its first figures: none are shown." under no comparison at all).
+    driver.call(PRESS, panel(BATTLE, "[data-action=pin]"))
+    driver.wait("(s) => document.querySelector(s).hasAttribute('aria-busy')", panel(BATTLE, ".scenario-compare"), timeout=30)
+    driver.call(PRESS, panel(BATTLE, "[data-action=unpin]"))
+    driver.wait("(s) => !document.querySelector(s).hasAttribute('aria-busy')", panel(BATTLE, ".scenario-compare"), timeout=30)
+    assert driver.call("(s) => document.querySelector(s).textContent", panel(BATTLE, ".compare-status")) == ""
+    assert driver.call("() => window.heard.at(-1)") == "", driver.call("() => window.heard")
     assert driver.errors() == []
+
+
+HEAR = """(s) => { window.heard = [];  // every text put in the panel's live regions, as a screen reader hears them
+    for (const el of document.querySelectorAll(s + ' [role=status]')) new MutationObserver(() => window.heard.push(el.textContent))
+        .observe(el, {childList: true, characterData: true, subtree: true}); }"""
 
 
 STOP_AT_START = """(s) => { const out = document.querySelector(s + ' .scenario-result');

@@ -125,6 +125,8 @@ export class ScenarioPanel {
     this.stopButton = q("[data-action=scenario-stop]");
     this.status = q(".scenario-status"); // the sweep's, target's, luck's or reading's
     this.compareStatus = q(".compare-status"); // the comparison's, which follows the form beside them
+    // What a screen reader is told of each (role=status): not every progress line, which came twice a second.
+    this.announce = new Map([[this.status, q(".scenario-announce")], [this.compareStatus, q(".compare-announce")]]);
     this.out = q(".scenario-result");
     this.estimator = Boolean(widget.sim);
     this.pinned = null; // the inputs pinned as A
@@ -748,7 +750,10 @@ export class ScenarioPanel {
       run.html = html;
       run.answered = true; // figures of its own: a Stop from now on leaves them shown
     }
-    if (text !== null) run.text = text;
+    if (text !== null) {
+      run.text = text;
+      run.progress = !now; // a line of progress, shown but not said
+    }
     const wait = DRAW_MS - (performance.now() - (run.drawnAt ?? -Infinity));
     if (!now && wait > 0) {
       run.timer ??= setTimeout(() => {
@@ -760,7 +765,7 @@ export class ScenarioPanel {
     clearTimeout(run.timer);
     run.timer = null;
     if (run.html !== undefined) out.innerHTML = run.html;
-    if (run.text !== undefined) this.say(out, run.text);
+    if (run.text !== undefined) this.say(out, run.text, false, run.progress);
     delete run.html;
     delete run.text;
     run.drawnAt = performance.now();
@@ -773,6 +778,10 @@ export class ScenarioPanel {
     clearTimeout(run.timer);
     const owner = this.runs[which];
     if (owner && owner !== run) return;
+    if (which === "compare" && !this.pinned) { // ended by Unpin A, which took the comparison away: nothing to say
+      out.removeAttribute("aria-busy");
+      return;
+    }
     this.draw(run, out, null, null, true);
     this.finish(which, run, out);
     out.dataset.state = "stopped";
@@ -790,11 +799,14 @@ export class ScenarioPanel {
     this.idleStop();
   }
 
-  // Says `text` on the status line of the output `out` (the comparison has its own).
-  say(out, text, alert = false) {
+  // Says `text` on the status line of the output `out` (the comparison has its own), and to a screen reader unless
+  // it is a line of `progress` (said once, however often the same text is shown again).
+  say(out, text, alert = false, progress = false) {
     const line = out === this.compareOut ? this.compareStatus : this.status;
     line.textContent = text;
     line.dataset.kind = alert ? "error" : "";
+    const heard = this.announce.get(line);
+    if (!progress && heard.textContent !== text) heard.textContent = text;
   }
 
   // An error as the page names things (`LiveWidget.worded`). An input in a part of the form not loaded yet, or
