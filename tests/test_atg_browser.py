@@ -81,6 +81,11 @@ def test_a_seeded_battle_is_told_round_by_round(driver, site_url):
         const before = d.getBoundingClientRect().height; d.querySelector('summary').click();
         return [d.open, d.getBoundingClientRect().height > before, d.querySelector('summary').textContent]; }""", ROLL)
     assert summary[0] is True and summary[1] is True and summary[2].startswith("Round 3"), summary
+    # A screen reader is told the new battle by its figures, not its whole log (the roll was a live region: every
+    # line of every round was read out on each change of the form).
+    said = driver.call("(s) => [document.querySelector(s + ' .roll-result').hasAttribute('aria-live'),"
+                       " document.querySelector(s + ' .roll-announce').textContent]", f"#{INSTANCE}")
+    assert said[0] is False and said[1].startswith("Ending: ") and "Rounds: 3." in said[1] and len(said[1]) < 400, said
     assert driver.errors() == []
 
 

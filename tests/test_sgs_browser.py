@@ -52,6 +52,11 @@ def test_a_seeded_battle_is_told_round_by_round(driver, site_url):
     assert opened[3].startswith("1. ") and " hit" in opened[3], opened
     outcome = driver.call("(s) => document.querySelector(s + ' p.outcome').textContent", ROLL)
     assert outcome.startswith(f"The {sample['winner']} wins after {sample['rounds']} round(s)"), outcome
+    # A screen reader is told the new battle by its figures, not its whole log (the roll was a live region: every
+    # line of every round was read out on each change of the form).
+    said = driver.call("(s) => [document.querySelector(s + ' .roll-result').hasAttribute('aria-live'),"
+                       " document.querySelector(s + ' .roll-announce').textContent]", f"#{INSTANCE}")
+    assert said == [False, outcome], said
     assert driver.errors() == []
 
 

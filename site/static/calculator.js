@@ -26,6 +26,22 @@ function capitalised(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+// What a screen reader is told of a new sample roll. A battle's, told round by round in disclosures (thousands of
+// lines: AT Gold's largest was 70,000 characters, all of it read out as a live region on every change of the
+// form), is said by its figures and outcome; it is there to read in full. Any other roll is said whole.
+function rollSaid(roll) {
+  const said = (el) => el.textContent.replace(/\s+/g, " ").trim();
+  const sentence = (text) => (/[.:;!?]$/.test(text) ? text : `${text}.`);
+  if (roll.querySelector("details")) {
+    const parts = [];
+    for (const el of roll.querySelectorAll(":scope > dl.figures > div, :scope > p.outcome")) {
+      parts.push(el.matches("div") ? sentence(`${said(el.querySelector("dt"))}: ${said(el.querySelector("dd"))}`) : said(el));
+    }
+    return parts.join(" ");
+  }
+  return [...roll.querySelectorAll("li, p, dt, dd")].map((el) => sentence(said(el))).join(" ");
+}
+
 export class LiveWidget {
   constructor(section, engine, site) {
     this.section = section;
@@ -40,6 +56,7 @@ export class LiveWidget {
     this.status = section.querySelector(".engine-status");
     this.seedInput = section.querySelector("input.seed");
     this.rollResult = section.querySelector(".roll-result");
+    this.rollAnnounce = section.querySelector(".roll-announce");
     // A battle's seeded sample placed among its run's battles (engine/luck.py): said once both are in.
     this.rollLuck = section.querySelector(".roll-luck");
     this.rollSeen = null; // the sample battle as its run counts it (its ending and numbers)
@@ -451,8 +468,10 @@ export class LiveWidget {
     this.rollSeen = answer.result.result?.observed ?? null;
     this.placeRoll();
     if (answer.result.digest !== this.rollResult.dataset.digest) {
+      const first = Boolean(this.rollResult.querySelector(":scope > .part-link")); // the page's own, loading
       this.rollResult.innerHTML = answer.result.html;
       this.rollResult.dataset.digest = answer.result.digest;
+      if (!first) this.rollAnnounce.textContent = rollSaid(this.rollResult);
     }
     this.site.publishState();
   }
