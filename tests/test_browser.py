@@ -805,6 +805,16 @@ def test_list_table_rows_duplicate_move_and_remove(guarded_page, site_url):
     page.keyboard.press("Enter")
     assert page.locator(rows).count() == len(expected_units)
     wait_html(page, f"#{inst} .widget-result", w.render(w.run(built)), "row moved down and back")
+    # Duplicate pressed with Enter on the row that fills the list (its most rows, here made one more than it has):
+    # every Duplicate is disabled, the one pressed too, and focus goes to the copy's first control (it fell to the
+    # page's body).
+    page.eval_on_selector(f"#{inst}--attacker-units", "(l) => { l.dataset.max = String(l.querySelector('tbody').rows.length + 1); }")
+    page.focus(f"{rows}:last-child [data-action=duplicate-item]")
+    page.keyboard.press("Enter")
+    assert page.evaluate("(s) => document.activeElement === document.querySelector(s)", f"{rows}:last-child select, {rows}:last-child input"), \
+        page.evaluate("() => document.activeElement.outerHTML.slice(0, 80)")
+    page.focus(f"{rows}:last-child [data-action=remove-item]")
+    page.keyboard.press("Enter")
     page.click(f"{rows}:first-child [data-action=remove-item]")
     built["attacker"]["units"] = expected_units[1:]
     wait_html(page, f"#{inst} .widget-result", w.render(w.run(built)), "row removed")

@@ -229,7 +229,10 @@ export class LiveWidget {
     const row = button.closest("[data-item]");
     if (action === "duplicate-item") {
       const copy = table.duplicateRow(list, row, (from, to) => fill(to, collect(from)));
-      copy.querySelector("[data-action=duplicate-item]")?.focus();
+      // The copy's own Duplicate, or where the list is now full (every Duplicate disabled, the one pressed too, and
+      // focus with it to the page's body) the copy's first control.
+      const again = copy.querySelector("[data-action=duplicate-item]");
+      (again.disabled ? copy.querySelector("input, select") : again).focus();
     } else if (action === "move-up" || action === "move-down") {
       table.moveRow(list, row, action === "move-up" ? -1 : 1);
       // A row moved to the top or bottom: its other move button, which moves it back (it went to Remove, and a
