@@ -719,9 +719,15 @@ def test_home_page_link_into_a_system_starts_the_engine_once(guarded_page, site_
 
 # Europa: a built stack survives a link ----------------------------------------
 
+HEAR_STATUS = """window.heard = []; document.addEventListener('DOMContentLoaded', () => {  // what a screen reader is told of a widget
+    for (const el of document.querySelectorAll('.widget-header [role=status]')) new MutationObserver(() => window.heard.push(el.textContent))
+        .observe(el, {childList: true, characterData: true, subtree: true}); });"""
+
+
 def test_link_reproduces_a_built_stack(guarded_page, site_url):
     page = guarded_page
     url = "europa/conversions-and-totals.html"
+    page.add_init_script(HEAR_STATUS)
     page.goto(site_url + url)
     wait_live(page)
     inst = "eu-stacks"
@@ -748,6 +754,9 @@ def test_link_reproduces_a_built_stack(guarded_page, site_url):
     # the status says so once the clipboard has answered
     wait_until(page, "s => ['Link copied.', 'Link selected: copy it with Ctrl+C or Cmd+C.']"
                ".includes(document.querySelector(s).textContent)", f"#{inst} .engine-status", timeout=10_000)
+    # A screen reader was told that, and not each stage of the engine's start ("Loading the Python runtime… The
+    # result shown was pre-rendered…", "Starting Python…", "Live: …", on every widget of a page).
+    assert page.evaluate("window.heard") == [page.text_content(f"#{inst} .engine-status")], page.evaluate("window.heard")
     link = page.input_value(f"#{inst}--link")
     # a stack is long as dotted parameters: the link carries the engine's compact state
     assert f"?{inst}=%7E1." in link and link.endswith(f"#{inst}") and len(link) < 1000, link

@@ -157,12 +157,21 @@ export class LiveWidget {
   setStatus(state, text) {
     this.status.dataset.state = state;
     this.status.textContent = text;
+    // Said only if the engine failed: each stage of its start, on every widget's line, was read out (nine lines as
+    // a page of three widgets went live), and the page reads the same before it is live.
+    if (state === "failed") this.announce(text);
     const live = state === "live";
     for (const b of this.section.querySelectorAll("[data-action]")) {
       if (!b.matches(".add-item, .remove-item, [data-action=sim-stop]")) b.disabled = !live;
     }
     this.sim?.setLive(live);
     this.scenario?.setLive(live);
+  }
+
+  // Shows `text` on the widget's status line and says it to a screen reader.
+  announce(text) {
+    this.status.textContent = text;
+    this.section.querySelector(".widget-announce").textContent = text;
   }
 
   schedule() {
@@ -515,9 +524,9 @@ export class LiveWidget {
     this.shareInput.select();
     try {
       await navigator.clipboard.writeText(this.shareInput.value);
-      this.status.textContent = "Link copied.";
+      this.announce("Link copied.");
     } catch {
-      this.status.textContent = "Link selected: copy it with Ctrl+C or Cmd+C.";
+      this.announce("Link selected: copy it with Ctrl+C or Cmd+C.");
     }
   }
 
@@ -527,11 +536,11 @@ export class LiveWidget {
     this.section.dataset.embedCode = code; // what was copied (tests read it)
     try {
       await navigator.clipboard.writeText(code);
-      this.status.textContent = "Embed code copied: paste it into your page's HTML.";
+      this.announce("Embed code copied: paste it into your page's HTML.");
     } catch {
       this.shareInput.value = code;
       this.shareInput.select();
-      this.status.textContent = "Embed code selected: copy it with Ctrl+C or Cmd+C.";
+      this.announce("Embed code selected: copy it with Ctrl+C or Cmd+C.");
     }
   }
 
