@@ -856,6 +856,12 @@ def test_results_being_recomputed_or_out_of_date_stay_readable(guarded_page, sit
         for scheme in ("light", "dark"):
             page.emulate_media(color_scheme=scheme)
             assert axe_violations(page) == [], f"{url}: results {state}, estimates {sim_state} ({scheme})"
+    # Every output that takes keyboard focus (it scrolls) is a named region: unnamed, a screen reader took its whole
+    # text for its name on focus (a battle's roll: thousands of lines).
+    unnamed = page.evaluate("""() => [...document.querySelectorAll('.widget [tabindex="0"]')]
+        .filter((e) => !e.matches('summary, a, button, input, select') && !(e.getAttribute('role') && (e.getAttribute('aria-label') || e.getAttribute('aria-labelledby'))))
+        .map((e) => e.className)""")
+    assert unnamed == [], unnamed
     # The keyboard's focus ring stands out from what is around it, 3:1 at least (WCAG 1.4.11), in both schemes: the
     # light scheme's was the dark one's yellow, 1.6:1 on its near-white page. (axe does not look at focus.)
     page.focus(".widget .seed")
