@@ -719,9 +719,11 @@ def test_home_page_link_into_a_system_starts_the_engine_once(guarded_page, site_
 
 # Europa: a built stack survives a link ----------------------------------------
 
-HEAR_STATUS = """window.heard = []; document.addEventListener('DOMContentLoaded', () => {  // what a screen reader is told of a widget
-    for (const el of document.querySelectorAll('.widget-header [role=status]')) new MutationObserver(() => window.heard.push(el.textContent))
-        .observe(el, {childList: true, characterData: true, subtree: true}); });"""
+HEAR_STATUS = """window.heard = []; new MutationObserver((changes) => {  // what a screen reader is told of a widget's state
+    for (const change of changes) {
+        const line = (change.target.nodeType === 1 ? change.target : change.target.parentElement)?.closest('.widget-header [role=status]');
+        if (line) window.heard.push(line.textContent);
+    } }).observe(document, {childList: true, characterData: true, subtree: true});"""
 
 
 def test_link_reproduces_a_built_stack(guarded_page, site_url):

@@ -56,7 +56,20 @@ export class LiveWidget {
     this.status = section.querySelector(".engine-status");
     this.seedInput = section.querySelector("input.seed");
     this.rollResult = section.querySelector(".roll-result");
-    this.rollAnnounce = section.querySelector(".roll-announce");
+    // What a screen reader is told (role=status), on hidden lines made here (the page's bytes go to what it shows):
+    // the status line's few messages, and a new sample roll in brief.
+    const said = (after, name) => {
+      let line = section.querySelector(`p.${name}`);
+      if (!line) {
+        line = document.createElement("p");
+        line.className = `${name} visually-hidden`;
+        line.setAttribute("role", "status");
+        after?.after(line);
+      }
+      return line;
+    };
+    this.statusAnnounce = said(this.status, "widget-announce");
+    this.rollAnnounce = said(this.rollResult, "roll-announce");
     // A battle's seeded sample placed among its run's battles (engine/luck.py): said once both are in.
     this.rollLuck = section.querySelector(".roll-luck");
     this.rollSeen = null; // the sample battle as its run counts it (its ending and numbers)
@@ -171,7 +184,7 @@ export class LiveWidget {
   // Shows `text` on the widget's status line and says it to a screen reader.
   announce(text) {
     this.status.textContent = text;
-    this.section.querySelector(".widget-announce").textContent = text;
+    this.statusAnnounce.textContent = text;
   }
 
   schedule() {
