@@ -557,8 +557,15 @@ def test_the_sentence_under_a_result_follows_the_inputs_and_leads_to_its_setting
     page.dispatch_event(f"#{RETREAT}--retreat_hexes", "change")
     wait_until(page, "([s, h]) => { const t = document.createElement('template'); t.innerHTML = h; "
                "const e = document.querySelector(s); return !e.hidden && e.innerHTML === t.innerHTML; }", [note, expected])
+    # With the settings panel showing only those changed (none here), the link shows them all: the setting it names
+    # was hidden, could not take focus, and the link seemed to do nothing.
+    page.evaluate("(s) => { document.querySelector(s).open = true; }", f"#{RETREAT} details.settings")
+    page.wait_for_selector(f"#{RETREAT}--settings-changed-only")
+    page.check(f"#{RETREAT}--settings-changed-only")
+    assert not page.is_visible(f"#{RETREAT}--settings-retreat_direction")
     page.click(f"{note} a.setting-link")
-    wait_until(page, "(id) => document.activeElement?.id === id", f"{RETREAT}--settings-retreat_direction")
+    wait_until(page, "(id) => document.activeElement?.id === id", f"{RETREAT}--settings-retreat_direction", timeout=10_000)
+    assert page.is_visible(f"#{RETREAT}--settings-retreat_direction")
     assert page.evaluate("(id) => document.getElementById(id).closest('details').open", f"{RETREAT}--settings-retreat_direction")
     page.evaluate(OPEN, f"#{RETREAT}")
     page.click(panel(RETREAT, "[data-action=assumptions]"))

@@ -373,6 +373,14 @@ export class LiveWidget {
     const control = this.control(path);
     if (!control || !this.section.contains(control)) return;
     for (let d = control.closest("details"); d; d = d.parentElement?.closest("details")) d.open = true;
+    // A panel showing only the settings changed hides this one if it is not: show them all (it could not take focus,
+    // and the link seemed to do nothing).
+    const panel = control.closest("details.settings.changed-only");
+    if (panel && !control.closest(".field").classList.contains("changed")) {
+      const box = panel.querySelector(".changed-only");
+      box.checked = false;
+      this.showChangedOnly(box);
+    }
     control.scrollIntoView({ block: "center" });
     control.focus({ preventScroll: true });
   }
