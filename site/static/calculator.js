@@ -170,7 +170,7 @@ export class LiveWidget {
   setStatus(state, text) {
     this.status.dataset.state = state;
     this.status.textContent = text;
-    // Said only if the engine failed: each stage of its start, on every widget's line, was read out (nine lines as
+    // Said only if the engine failed: each stage of its start, on every widget's line, was read out (twelve lines as
     // a page of three widgets went live), and the page reads the same before it is live.
     if (state === "failed") this.announce(text);
     const live = state === "live";
