@@ -420,15 +420,28 @@ test("a stage the page engine took no part in is crossed as one it shared", asyn
 });
 
 test("the page engine plays a long trial in slices of its readings, a call each, and a short one whole", async () => {
-  const realNow = performance.now.bind(performance);
-  performance.now = () => realNow() * 50; // a millisecond here reads as 50: long trials in a test's time
+  // The page times the engines' calls: here on a clock that each answer moves on by its call's cost (a real
+  // millisecond of the fakes' delay reads as 50), whatever the machine's load did to the timers. Timed by the real
+  // clock, a loaded machine's late timers made the short stage's trials read as long, and they were sliced.
+  let clock = 0;
+  performance.now = () => clock;
   try {
     const calls = [];
     // 100 readings; before the first checkpoint a trial of them all reads as 250 ms (2.5 ms a battle), after
     // it, with most readings stopped, as a tenth of that. A slice takes its share of the trial.
     const delay = (r) => Math.ceil((r.count ?? 0) * (r.first < 200 ? 5 : 0.5) / (r.slice?.[1] ?? 1));
-    const helper = fakeEngine("helper", calls, { delay, variants: 99 });
-    const main = fakeEngine("main", calls, { delay, variants: 99 });
+    const timed = (engine) => {
+      const call = engine.call.bind(engine);
+      engine.call = async (request, options) => {
+        const start = clock;
+        const answer = await call(request, options);
+        clock = Math.max(clock, start + delay(request) * 50);
+        return answer;
+      };
+      return engine;
+    };
+    const helper = timed(fakeEngine("helper", calls, { delay, variants: 99 }));
+    const main = timed(fakeEngine("main", calls, { delay, variants: 99 }));
     const panel = fakePanel(main);
     const out = { dataset: {}, innerHTML: "" };
     await ScenarioPanel.prototype.shared.call(panel, "result", { stopped: false }, out, { op: "sensitivity", render: true },
