@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 from collections.abc import Mapping
 from fractions import Fraction
@@ -103,12 +104,14 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
 
     In: ``inputs`` (or ``inputs_name``, the name an earlier chunk's answer gave them; if they are no longer
     held, the error type ``InputsGone`` asks for them again), ``seed``, ``first`` (first trial index), ``count``,
-    ``tally`` (the previous chunk's, or null), ``render`` (whether to return
-    HTML), optionally ``trials`` (the run's size; default the widget's),
+    ``tally`` (the previous chunk's, or null; or ``tally_name``, the name its answer gave it: if the engine no
+    longer holds it, the error type ``TallyGone`` asks for the tally itself), ``render`` (whether to return
+    HTML), optionally ``tally_by_name`` (true: the answer names its tally instead of carrying it, as a run's
+    chunks between two progresses want), ``trials`` (the run's size; default the widget's),
     ``probe`` (a chunk of one trial, abandoned with the error type ``Slow`` if
     it would take long: :func:`engine.montecarlo.probing`) and ``precision``
     (a run to a stated precision, ``"1%"``: :mod:`engine.precision`).
-    Out: ``tally``, ``trials`` (how many it holds), ``next`` (the trial after
+    Out: ``tally`` (unless asked ``tally_by_name``), ``tally_name``, ``trials`` (how many it holds), ``next`` (the trial after
     this chunk), ``done`` (it holds at least the run's size), when asked
     ``html`` and ``digest``, with ``precision`` its :func:`engine.precision.status`
     (whether the run stops at this tally, and the checkpoint it goes on to), and for ``inputs`` sent their
@@ -123,8 +126,16 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     total = _whole(message.get("trials", w.trials), "trials", 1, MAX_TRIAL_INDEX, "a number of trials")
     if first + count > MAX_TRIAL_INDEX:
         raise InputError("count", f"trials past {MAX_TRIAL_INDEX} are not run", f"first + count up to {MAX_TRIAL_INDEX}")
-    raw = message.get("tally")
-    tally = None if raw is None else _tally_back(raw)
+    if "tally_name" in message:
+        if message.get("tally") is not None:
+            raise InputError("tally_name", "give the tally or its name, not both", "a tally or its name")
+        tally = _named_tally(message["tally_name"])
+        if tally is None:
+            return {"error": {"type": "TallyGone", "field": "tally_name", "allowed": "",
+                              "message": "the engine no longer holds this tally: send it again"}}
+    else:
+        raw = message.get("tally")
+        tally = None if raw is None else _tally_back(raw)
     if "inputs" not in message and "inputs_name" in message:
         named = w.named_run_inputs(message["inputs_name"])
         if named is None:
@@ -142,23 +153,44 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     except montecarlo.TrialTooSlow:
         return {"error": {"type": "Slow", "field": "", "allowed": "",
                           "message": "this trial is too long for the page's own engine; run it on another"}}
-    answer: dict[str, Any] = {"tally": tally.to_json(), "trials": tally.trials, "next": first + count,
-                              "done": tally.trials >= total}
-    _ANSWERED.insert(0, (answer["tally"], tally))
-    del _ANSWERED[4:]
+    answer: dict[str, Any] = {"trials": tally.trials, "next": first + count, "done": tally.trials >= total}
+    sent = None if message.get("tally_by_name") is True else tally.to_json()
+    if sent is not None:
+        answer["tally"] = sent
+    answer["tally_name"] = _keep(tally, sent)
     if "inputs" in message and (name := w.run_inputs_name(message["inputs"])) is not None:
         answer["inputs_name"] = name  # the run's next chunks may send this instead of the inputs
     return _rendered(w, tally, values, goal, message, answer)
 
 
-_ANSWERED: list[tuple[dict[str, Any], Tally]] = []
-"""The tallies the last few chunks answered with, as sent: a run's next chunk brings its tally back as it
-was, and reading it again cost a chunk in the browser about a fifth of an AT Gold battle."""
+KEPT_TALLIES: Final = 8
+"""How many of the tallies it last answered with the engine keeps (one run's chunks take turns with a few other
+runs' in one worker)."""
+_KEPT: list[tuple[str, Tally, dict[str, Any] | None]] = []
+"""The tallies the last chunks answered with, newest first: each by the name its answer gave it, and as it was
+sent when it was. A run's next chunk names its tally, or brings it back as it was: a tally's JSON written out,
+parsed back and read again cost a chunk in the browser about a third of an AT Gold battle."""
+_NAMES = itertools.count(1)
+
+
+def _keep(tally: Tally, sent: dict[str, Any] | None) -> str:
+    name = f"t{next(_NAMES)}"
+    _KEPT.insert(0, (name, tally, sent))
+    del _KEPT[KEPT_TALLIES:]
+    return name
+
+
+def _named_tally(name: Any) -> Tally | None:
+    """The kept tally of this name, or None when the engine no longer holds it."""
+    if not isinstance(name, str):
+        raise InputError("tally_name", f"{shown(name)} is not a tally's name; send the tally itself",
+                         "a name an answer gave")
+    return next((tally for kept, tally, _ in _KEPT if kept == name), None)
 
 
 def _tally_back(raw: Any) -> Tally:
-    for sent, tally in _ANSWERED:
-        if sent == raw:
+    for _, tally, sent in _KEPT:
+        if sent is not None and sent == raw:
             return tally
     return Tally.from_json(raw)
 
@@ -207,7 +239,7 @@ def _merge(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     tallies = []
     for i, t in enumerate(raw, 1):
         try:
-            tallies.append(Tally.from_json(t))
+            tallies.append(_tally_back(t))  # one worker's: most often the tally this engine answered with
         except InputError as exc:
             raise InputError("tallies", f"tally {i} {exc.message}", exc.allowed) from None
         if not w.owns(tallies[-1], key(seed)):

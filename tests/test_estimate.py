@@ -247,6 +247,7 @@ def test_a_runs_chunks_may_name_their_inputs_as_the_engine_did_and_are_answered_
     by_name = ask(widget="atg.battle", inputs_name=name, **named)
     by_inputs = estimate("atg.battle", 2, 2, first["tally"], inputs=river, render=True)
     assert "inputs_name" not in by_name and by_inputs.pop("inputs_name") == name
+    assert by_name.pop("tally_name") != by_inputs.pop("tally_name")  # each answer's tally is named anew
     assert by_name == by_inputs and by_name["trials"] == 4
     assert len(validations) == 1
     for widget, bad in [("atg.battle", "0" * 24), ("atg.battle", 12), ("atg.battle", None), ("sgs.battle", name)]:
@@ -254,6 +255,46 @@ def test_a_runs_chunks_may_name_their_inputs_as_the_engine_did_and_are_answered_
     for k in range(widgets._RUN_CACHE_SIZE):
         estimate("atg.battle", 0, 1, inputs={"attackers": [{"type": "Infantry", "count": 1 + k}]})
     assert ask(widget="atg.battle", inputs_name=name, **named)["error"]["type"] == "InputsGone"
+
+
+@pytest.mark.parametrize("widget_id", [w.id for w in widgets.all_widgets() if w.trial is not None])
+def test_a_runs_chunks_may_name_their_tally_and_end_on_the_tally_they_would_carry(widget_id):
+    """Between two progresses the scheduler sends the name of the tally the engine answered with, and asks for
+    the name alone (``tally_by_name``): the run ends on the same tally, digest and HTML as one that carries its
+    tally every chunk."""
+    carried = named = None
+    for first in range(0, 9, 3):
+        carried = estimate(widget_id, first, 3, carried and carried["tally"])
+        by_name = {"tally_name": named["tally_name"]} if named else {}
+        named = ask(op="estimate", widget=widget_id, inputs={}, seed=1, first=first, count=3, render=False,
+                    tally_by_name=True, **by_name)
+        assert "tally" not in named and named["trials"] == first + 3, named
+    last = ask(op="estimate", widget=widget_id, inputs={}, seed=1, first=9, count=3, render=True,
+               tally_name=named["tally_name"])
+    whole = estimate(widget_id, 9, 3, carried["tally"], render=True)
+    assert last["tally"] == whole["tally"] and last["digest"] == whole["digest"] and last["html"] == whole["html"]
+
+
+def test_a_tally_name_the_engine_no_longer_holds_asks_for_the_tally_again():
+    """A name made up or let go (after KEPT_TALLIES other answers) is the error TallyGone, which asks for the
+    tally itself (the scheduler runs again from the last tally it was sent whole); a name that is not text, or a
+    name beside a tally, is refused as input."""
+    named = {"op": "estimate", "widget": "sgs.battle", "inputs": {}, "seed": 1, "first": 3, "count": 2}
+    first = estimate("sgs.battle", 0, 3)
+    assert ask(**named, tally_name=first["tally_name"])["trials"] == 5
+    for _ in range(api.KEPT_TALLIES):
+        estimate("sgs.battle", 0, 1)
+    for gone in (first["tally_name"], "t0", "", "x" * 10_000):
+        error = ask(**named, tally_name=gone)["error"]
+        assert (error["type"], error["field"]) == ("TallyGone", "tally_name"), gone
+    assert ask(**named, tally=first["tally"])["trials"] == 5  # the tally itself is read as ever
+    for bad in (None, 7, ["t1"], {"name": "t1"}):
+        error = ask(**named, tally_name=bad)["error"]
+        assert (error["type"], error["field"]) == ("InputError", "tally_name"), bad
+        assert "not a tally's name" in error["message"]
+    latest = estimate("sgs.battle", 0, 3)
+    error = ask(**named, tally=latest["tally"], tally_name=latest["tally_name"])["error"]
+    assert (error["field"], error["message"]) == ("tally_name", "tally_name: give the tally or its name, not both")
 
 
 @pytest.mark.parametrize("widget_id", [w.id for w in widgets.all_widgets() if w.trial is not None])

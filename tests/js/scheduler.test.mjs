@@ -274,3 +274,43 @@ test("a stage of a run to a precision starts from the tally before it and asks w
   fixed.drain();
   assert.ok(fixed.calls.every((c) => !("precision" in c)), "a fixed run asks as before");
 });
+
+test("between progresses a chunk names its tally, and a tally the engine lets go is run again from the last whole one", () => {
+  for (const partial of [false, true]) {
+    const r = rig({ perTrialMs: 0.5, progressMs: 50 });
+    const handle = r.scheduler.handle;
+    const named = new Map(); // the engine's kept tallies, by name
+    let lost = false; // the engine lets the tally go once, a third of the way in
+    r.scheduler.handle = (request) => {
+      if (request.op !== "estimate") return handle(request);
+      let tally = request.tally;
+      if (request.tally_name !== undefined) {
+        assert.equal(request.tally, undefined, "a name or a tally, never both");
+        if (!lost && request.first >= 300) { lost = true; named.clear(); }
+        if (!named.has(request.tally_name)) return { error: { type: "TallyGone", message: "send it again" } };
+        tally = named.get(request.tally_name);
+      }
+      const answer = handle({ ...request, tally });
+      const name = `t${named.size + 1}-${request.first}`;
+      named.set(name, answer.tally);
+      return request.tally_by_name ? { ...answer, tally: undefined, tally_name: name } : { ...answer, tally_name: name };
+    };
+    r.scheduler.submit(job(1, 1000, { partial }));
+    r.drain();
+    const final = r.posted.find((m) => m.id === 1 && m.result);
+    assert.deepEqual(final.result.tally, { sum: sumBelow(1000), n: 1000 }, `every trial once (partial ${partial})`);
+    const chunks = r.calls.filter((c) => c.op === "estimate");
+    const whole = chunks.filter((c) => c.tally_name === undefined);
+    assert.ok(lost && whole.length === 2, `the tally itself sent at the start and once after it was let go: ${whole.length}`);
+    assert.ok(chunks.filter((c) => c.tally_by_name).length > chunks.length / 2, "most chunks are answered by name");
+    const shown = r.posted.filter((m) => m.id === 1 && m.progress);
+    assert.ok(shown.length >= 3 && shown.every((m, i) => i === 0 || m.progress.done > shown[i - 1].progress.done),
+              "progress never goes back");
+    if (partial) {
+      assert.ok(shown.every((m) => m.progress.tally.n === m.progress.done), "a progress's tally holds the trials it says");
+    } else {
+      assert.ok(shown.every((m) => m.progress.html === `<p>${sumBelow(m.progress.done)}</p>`),
+                "a progress's estimate holds the trials it says");
+    }
+  }
+});
