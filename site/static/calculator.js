@@ -5,7 +5,7 @@
 import { ScenarioPanel } from "./scenario.js";
 import { MAX_TRIALS, SimulationView } from "./simulation.js";
 import * as table from "./table-editor.js";
-import { addItem, collect, controlName, fill, isPart, keyed, loadPartOf, partValue, renamed, renumber,
+import { addItem, alone, collect, controlName, fill, isPart, keyed, loadPartOf, partValue, renamed, renumber,
   updateListButtons } from "./forms.js";
 import { DEFAULT_SEED, PRECISION_KEY, SAFE_LINK_LENGTH, SCENARIO_KEY, SEED_KEY, TRIALS_KEY, queryFor } from "./links.js";
 import { embedCode } from "./embed.js";
@@ -486,7 +486,7 @@ export class LiveWidget {
           this.messages.append(said);
         }
         // beside the Seed box, marked invalid: the message alone ("'abc' is not a seed; …")
-        said.textContent = `Not rolled: ${renamed(answer.error.message, "seed", "Seed").said}.`;
+        said.textContent = `Not rolled: ${alone(answer.error.message, "seed")}.`;
         this.messages.hidden = false;
       }
       return;
@@ -606,7 +606,7 @@ export class LiveWidget {
       ran.then((answer) => {
         if (seq === this.seq && answer?.error?.field === "precision") {
           this.reportRejected([...refusals, { field: PRECISION_KEY,
-                                              message: `${renamed(answer.error.message, "precision", "Precision").said} `
+                                              message: `${alone(answer.error.message, "precision")} `
                                                        + "(no run was started)" }]);
         }
       });

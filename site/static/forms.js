@@ -39,12 +39,16 @@ export function controlName(control) {
 }
 
 // An engine's message, which names its input by the input's path ("attacker.attack_value: -1 is out of range…"),
-// with the input called `name` instead (`whole`), and with no name at all, for beside the field (`said`). A
-// message of another field, or no name to give, leaves it as it came.
+// with no name at all, for beside the field or after a name the page gives; a message of another field as it came.
+export function alone(message, field) {
+  return field && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
+}
+
+// The same message with the input called `name` instead (`whole`), and with no name (`said`). A message of
+// another field, or no name to give, leaves it as it came.
 export function renamed(message, field, name) {
-  const byPath = Boolean(name && field) && message.startsWith(`${field}: `);
-  const said = byPath ? message.slice(field.length + 2) : message;
-  return { said, whole: byPath ? `${name}: ${said}` : message };
+  const said = name ? alone(message, field) : message;
+  return { said, whole: said === message ? message : `${name}: ${said}` };
 }
 
 // Disables `button`; if it had keyboard focus, focus goes to `next`: a disabled button loses it to the page's body,

@@ -20,7 +20,7 @@
 // hears "Running" when a run starts and the outcome once it ends, not every
 // tick. The estimate's region is marked busy while it streams.
 
-import { disableKeepingFocus, renamed } from "./forms.js";
+import { alone, disableKeepingFocus } from "./forms.js";
 
 export const DEFAULT_TRIALS = 1000;
 export const MAX_TRIALS = 100_000;
@@ -279,7 +279,7 @@ export class SimulationView {
           + `${cancelled ? "; stopped" : ""}`;
       }
       // A refused precision is said beside its box, marked invalid: the message alone ("'abc' is not a precision").
-      const said = answer.error.field === "precision" ? renamed(answer.error.message, "precision", "Precision").said
+      const said = answer.error.field === "precision" ? alone(answer.error.message, "precision")
         : answer.error.message;
       this.announce.textContent = cancelled ? this.notRun ?? this.stoppedSentence(done, before) : `Not run: ${said}.`;
       if (!cancelled) this.result.dataset.outdated = "stale"; // not the form's estimate

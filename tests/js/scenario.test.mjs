@@ -11,7 +11,7 @@ globalThis.document ??= { addEventListener() {} }; // forms.js listens on the do
 const { ScenarioPanel, DRAW_MS, roundStep } = await import("../../site/static/scenario.js");
 const { SimulationView } = await import("../../site/static/simulation.js");
 const { WorkerLink } = await import("../../site/static/engine-client.js");
-const { renamed } = await import("../../site/static/forms.js");
+const { alone, renamed } = await import("../../site/static/forms.js");
 
 // One point's state: the trial ranges it holds and the sum of their indices.
 const empty = () => ({ ranges: [], sum: 0, n: 0 });
@@ -497,6 +497,10 @@ test("an engine's message names its input as the page does, or stays as it came"
   assert.deepEqual(renamed(msg, "hex_sides", "Hex sides"), { said: msg, whole: msg }); // another field's message
   assert.deepEqual(renamed("the engine could not answer", "", "Hex sides"),
                    { said: "the engine could not answer", whole: "the engine could not answer" });
+  assert.equal(alone(msg, "attacker.attack_value"), "-1 is out of range; enter a whole number from 0 to 30");
+  assert.equal(alone("seed: 'abc' is not a seed", "seed"), "'abc' is not a seed"); // beside the Seed box
+  assert.equal(alone(msg, "seed"), msg); // another field's message
+  assert.equal(alone("seedless: x", "seed"), "seedless: x"); // a name that only begins like the field's
 });
 
 // A battle's widget in "until within ±2 %" mode, as trialsFor reads it: the page's SimulationView (its key, its
