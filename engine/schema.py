@@ -199,6 +199,10 @@ class Field:
     """Short control label; defaults to the name in words."""
     assumed: str = ""
     """If set, the value is ours, not the rulebook's: this text says what the source says."""
+    assumed_range_only: bool = False
+    """The assumption is only the range the form accepts (the source gives none), not the value: the reader
+    enters the value from the game (a counter's printed rating), so "Which assumptions matter"
+    (:mod:`engine.sensitivity`) never reads it otherwise."""
     section: str = ""
     """Named section of a long settings group this field is shown under ("" for none)."""
 

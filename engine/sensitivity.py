@@ -108,6 +108,8 @@ def alternatives(w: widgets.Widget, values: Mapping[str, Any]) -> list[dict[str,
     """
     out = []
     for path, f in w.inputs.assumed_fields():
+        if f.assumed_range_only:  # only the form's bounds are ours: the value is the reader's, from the game
+            continue
         current = _at(values, path.split("."))
         if isinstance(f, Choice):
             alts: list[Any] = [c for c in f.choices if c != current]
@@ -573,7 +575,12 @@ def sensitivity_html(answer: Mapping[str, Any]) -> str:
              '<th scope="col">Other reading</th><th scope="col" class="num">Figure</th>'
              f'<th scope="col" class="num">Change</th>{played_head}</tr></thead><tbody>' + "".join(body) +
              "</tbody></table></div>")
-    sentence = f'<p class="sensitivity-sentence">{escape(answer["sentence"])}</p>' if answer["sentence"] else ""
+    said = answer["sentence"]
+    if not said and not answer["settings"]:
+        said = "None of our assumed settings applies to these inputs, so there is no other reading to try."
+    elif not said and all(r["spread"] == 0 for r in answer["settings"]):
+        said = f"No other reading of our assumed settings moves {head['label']} with these inputs."
+    sentence = f'<p class="sensitivity-sentence">{escape(said)}</p>' if said else ""
     return (f'<div class="sensitivity-answer">{sentence}<figure class="scenario-chart">{tornado_svg(answer)}'
             f'<figcaption>How far each assumed setting moves {escape(head["label"])}: its lowest to highest, the '
             f'dashed line at the figure as it is. Tried: {escape(answer["rule"])}.{escape(trials)}</figcaption>'

@@ -90,6 +90,25 @@ def test_a_wide_spread_earns_a_sentence_naming_the_setting_and_a_narrow_one_none
     assert calm["settings"][0]["spread"] < float(sensitivity.LARGE_PROBABILITY_SPREAD) and calm["sentence"] == ""
 
 
+@pytest.mark.parametrize("widget_id", ["ocs.combat", "ocs.walkthrough", "ocs.result"])
+def test_an_ocs_action_rating_or_hedgehog_is_the_readers_and_never_a_reading_of_ours(widget_id):
+    """Only the form's bounds of OCS's action ratings (0 to 5) and hedgehog level (up to 9) are ours; the
+    values are the counters' and the map's. "Which assumptions matter" tried the next rating up and down as
+    "other readings", and every OCS combat widget said under its result "P(a result that favours the
+    attacker) depends on our reading of “Attacker's action rating”: 39 % to 77 %"."""
+    w = widgets.get(widget_id)
+    marked = {path for path, _ in w.inputs.assumed_fields()}
+    assert "attacker_ar" in marked  # still marked on the form, for its bound
+    tried = {a["input"] for a in sensitivity.alternatives(w, w.validate({}))}
+    assert not tried & {"attacker_ar", "defender_ar", "hedgehog"}
+    assert all(path.startswith("settings.") for path in tried)
+    answer = sensitivity.sensitivity(widget_id, {}, render=True)
+    assert answer["sentence"] == ""
+    said = ("None of our assumed settings applies to these inputs" if widget_id == "ocs.result"
+            else f"No other reading of our assumed settings moves {answer['figure']['label']} with these inputs")
+    assert said in answer["html"]
+
+
 def test_the_api_op_is_bounded_and_refuses_a_bad_figure():
     assert "sensitivity" in api.SCENARIO_OPS and "sensitivity" in api.OPS
     ok = api.handle_message({"op": "sensitivity", "widget": "small_general.combat", "inputs": {}, "render": True})

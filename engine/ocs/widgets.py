@@ -71,7 +71,7 @@ def _action_rating(name: str, side: str, default: int) -> Integer:
     return Integer(name, f"Action rating of the unit the {side} picks to speak for his side.", default,
                    minimum=0, maximum=MAX_ACTION_RATING, label=f"{side.capitalize()}'s action rating",
                    assumed=f"The charts give no range for action ratings; 0 to {MAX_ACTION_RATING} is our bound "
-                           "on what the form takes.")
+                           "on what the form takes.", assumed_range_only=True)
 
 
 CONTEXT_FIELDS: tuple[Field, ...] = (
@@ -100,7 +100,7 @@ COMBAT_INPUTS = Group("inputs", "", fields=(
     Integer("hedgehog", "Level of the hedgehog the defenders hold; 0 for none.", 0, minimum=0,
             maximum=MAX_HEDGEHOG, label="Hedgehog level",
             assumed=f"The charts give no highest hedgehog level; {MAX_HEDGEHOG} is our bound on what the form "
-                    "takes."),
+                    "takes.", assumed_range_only=True),
     TERRAIN,
     *CONTEXT_FIELDS,
     SETTINGS,
