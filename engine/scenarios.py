@@ -707,7 +707,15 @@ def _shown_value(v: dict[str, Any] | None, unit: str, signed: bool = False) -> s
         text += f" ({v['low']:.3g} to {v['high']:.3g})"
     elif "low" not in v and Fraction(v["exact"]).denominator != 1:
         text = f"{v['exact']} ({text})"
+    if unit and "exact" in v and "low" not in v and abs(Fraction(v["exact"])) == 1:  # exactly one: "1 step", "+1 RE"
+        unit = SINGULAR.get(unit, unit)
     return present.minus(text) + (f" {unit}" if unit and unit != "probability" else "") + flat
+
+
+SINGULAR: Final = {"rounds": "round", "individuals": "individual", "points": "point", "strength points": "strength point",
+                   "hexes": "hex", "options": "option", "plans": "plan", "units": "unit", "REs": "RE", "hits": "hit",
+                   "steps": "step"}
+"""A figure's unit (plural, as figures declare it) for a value of exactly one."""
 
 
 def compare_html(answer: Mapping[str, Any]) -> str:

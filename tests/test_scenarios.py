@@ -112,6 +112,17 @@ def test_compare_is_b_minus_a_exactly(w):
         assert Fraction(row["diff"]["exact"]) == y - x
 
 
+def test_a_count_of_exactly_one_reads_in_the_singular():
+    """Compare said "1 strength points" of a Europa stack's required losses and "1 steps" of an OCS result;
+    every other count keeps the plural."""
+    html = scenarios.compare("europa.aec", {"attacker": {"losses": 1}}, {"attacker": {"losses": 2}},
+                             render=True)["html"]
+    assert "1 strength point<" in html and "1 strength points" not in html and "+0 strength points" in html
+    html = scenarios.compare("ocs.result", {"cell": "AL1o1 Do1"}, {"cell": "AL2"}, render=True)["html"]
+    assert ">1 step<" in html and ">2 steps<" in html and "+1 step<" in html and "1 steps" not in html
+    assert ">1 option<" in html and ">0 options<" in html
+
+
 @pytest.mark.parametrize("wid", ["sgs.battle", "atg.battle"])
 def test_estimated_figures_equal_the_widgets_own_tally(wid):
     """Per-trial figure values (the jobs' tallies) add up to what the figure reads from the widget's tally."""
