@@ -563,6 +563,17 @@ def test_default_stack_rifles_defend() -> None:
     assert r["assumptions"][0]["setting"] == "settings.choice_measure"
 
 
+def test_the_defending_units_figure_counts_rows_as_the_form_does() -> None:
+    """Compare, sweep and "which assumptions matter" read which unit defends as a row of the list, numbered
+    from 1 as the form and the panel's own labels ("Defenders, row 2") number it; it counted from 0."""
+    from engine import scenarios
+    answer = scenarios.compare("small_general.defender_choice", {}, {
+        "attacker": {"artillery": True}, "defenders": [{"name": "Tanks", "movement": "mechanized"}, {"name": "Rifles"}]})
+    chosen = answer["figures"][0]
+    assert (chosen["name"], chosen["label"]) == ("chosen", "Defending unit (its row in the list)")
+    assert (chosen["a"]["exact"], chosen["b"]["exact"]) == ("2", "1")  # the Rifles, then the Tanks
+
+
 def test_artillery_fires_at_tanks() -> None:
     r = DEFENDER_CHOICE.run({"attacker": {"artillery": True},
                              "defenders": [{"name": "Tanks", "movement": "mechanized"}, {"name": "Rifles"}]})

@@ -583,6 +583,12 @@ def _choice_value_text(v: Mapping[str, Any], measure: str) -> str:
     return f"{v['p']} ({present.percent(v['float'])})"
 
 
+def _chosen_row(result: Any) -> Fraction | None:
+    """The defending unit's row as the form numbers the list, from 1 (the result's ``index`` counts from 0)."""
+    index = fig.exact((result.get("chosen") or {}).get("index")) if isinstance(result, Mapping) else None
+    return None if index is None else index + 1
+
+
 def choice_render(result: Mapping[str, Any]) -> str:
     """Widget entry point: the ranking table, then the chosen unit's combat."""
     m = result["measure"]
@@ -634,7 +640,7 @@ DEFENDER_CHOICE: Widget = register(Widget(
     sample=choice_sample,
     render_sample=choice_render_sample,
     description="Ranks the units of a stack by their chance to stand up to an attack; the best one fights.",
-    figures=(fig.value("chosen", "Defending unit (row number, from 0)", "chosen", "index"),
+    figures=(fig.Figure("chosen", "Defending unit (its row in the list)", _chosen_row, ""),
              fig.prob("defender_destroyed", "P(defender destroyed)", "combat", "derived", "defender_destroyed"),
              fig.prob("attacker_loss", "P(attacker takes a loss)", "combat", "derived", "attacker_loss"),
              fig.value("total_modifier", "Die modifier", "combat", "total_modifier")),
