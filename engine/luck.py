@@ -139,8 +139,12 @@ def luck(widget_id: str, inputs: Mapping[str, Any] | None, observed: Any, *, see
         lower, upper = ("bad or worse for the attacker", "good or better for the attacker") if key == "outcomes" \
             else ("low or lower", "high or higher")
         tail, p = (lower, worse) if worse <= better else (upper, better)
-        out["sentence"] = (f"A result this {tail} never happens with these inputs." if not p else
-                           f"A result this {tail} happens {_one_in(float(p))}.")
+        if p * 2 >= 1:  # both tails hold half the results or more: the result is in the middle
+            out["sentence"] = (f"A result this {lower} happens {_one_in(float(worse))}, and one this {upper} "
+                               f"{_one_in(float(better))}: an ordinary result, neither lucky nor unlucky.")
+        else:
+            out["sentence"] = (f"A result this {tail} never happens with these inputs." if not p else
+                               f"A result this {tail} happens {_one_in(float(p))}.")
     else:
         total = trials or w.trials
         count = total - first if count is None else count

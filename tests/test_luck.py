@@ -34,6 +34,12 @@ def test_every_outcome_of_a_calculator_is_placed_exactly(widget_id, inputs):
         tail = min(Fraction(a["worse"]["exact"]), Fraction(a["better"]["exact"]))
         if tail == 0:
             assert a["sentence"].endswith(" never happens with these inputs."), a["sentence"]
+        elif tail >= Fraction(1, 2):  # in the middle: "this bad or worse … 62 times in 100" alone said nothing
+            assert a["sentence"].endswith(": an ordinary result, neither lucky nor unlucky."), a["sentence"]
+            worse, better = (float(Fraction(a[k]["exact"])) for k in ("worse", "better"))
+            assert f"about {worse * 100:.0f} times in 100, and one" in a["sentence"], a["sentence"]
+            assert f"or better for the attacker about {better * 100:.0f} times in 100" in a["sentence"] or \
+                f"or higher about {better * 100:.0f} times in 100" in a["sentence"], a["sentence"]
         elif tail <= Fraction(1, 5):
             assert f"1 time in {1 / float(tail):,.0f}." in a["sentence"], a["sentence"]
         else:  # "1 time in 2" said 40.7 % (OCS's Ao1 Do1 at 3:1): a share this large is said in hundredths
