@@ -262,7 +262,7 @@ def _units_all_one(field: str) -> Callable[[Battle], bool]:
 
 
 # Checks that look over every individual read them through attrgetter, at C speed.
-_readiness, _status, _entrenchment = attrgetter("readiness"), attrgetter("status"), attrgetter("entrenchment")
+_readiness, _entrenchment = attrgetter("readiness"), attrgetter("entrenchment")
 _fuel_per_round = attrgetter("fuel_per_round")
 
 
@@ -329,9 +329,7 @@ def _stack_idle(b: Battle) -> bool:
 def _no_target_in_retreat(b: Battle) -> bool:
     # a target in retreat retreats in order, in panic or from its mission (one hit in these steps is
     # nobody's target again: Battle.out_of_reach), and nobody starts such a retreat during the steps
-    if RETREATING not in set(map(_status, b.everyone)):
-        return True
-    return not any(p.kind != HIT for p in b.everyone if p.status == RETREATING)
+    return not [p for p in b.everyone if p.status == RETREATING and p.kind != HIT]
 
 
 ROUND_IDLE_WHEN: Final[dict[Modifier, Callable[[Battle], bool]]] = {

@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 from math import floor
 import random
-from collections import Counter
 from collections.abc import Mapping
 import dataclasses
 from dataclasses import dataclass, field, replace
@@ -192,7 +191,7 @@ def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = Fals
 
 
 _initiative = attrgetter("initiative")
-_status, _broken, _xp_gained = attrgetter("status"), attrgetter("broken"), attrgetter("xp_gained")
+_status = attrgetter("status")
 _morale = attrgetter("morale")
 """Read over a side's or a unit's individuals at C speed."""
 
@@ -947,7 +946,7 @@ class Battle:
                 if not fighting:
                     continue
                 remaining = 100.0 * len(fighting) / u.count
-                morale = math.fsum(map(_morale, fighting)) / len(fighting)
+                morale = math.fsum([p.morale for p in fighting]) / len(fighting)
                 if not parts.panic_possible(remaining, morale, u.can_retreat, f["no_retreat_morale_factor"],
                                             f["panic_complement"] == 1.0):
                     continue
@@ -1123,17 +1122,19 @@ class Battle:
             if not u.members:
                 continue
             name = u.members[0].t.name
-            n, k = len(u.members), sum(1 for p in u.members if p.status in LOST)
+            n, k = len(u.members), len([p for p in u.members if p.status in LOST])
             start[name] = start.get(name, 0) + n
             lost[name] = lost.get(name, 0) + k
             alive[name] = alive.get(name, 0) + n - k
         ps = self.people[side]  # its units' members, each once
-        statuses = Counter(map(_status, ps))
+        # (lists made by comprehensions and counted by list methods: faster in both runtimes than Counter and
+        # attrgetter over map, most of all in Pyodide)
+        statuses = [p.status for p in ps]
         return SideTally(start, lost, alive,
-                         retreated=statuses[RETREATING] + statuses[RETREATED],
-                         panics=sum(1 for u in self.units[side] if u.panicked),
-                         withdrawals=sum(1 for u in self.units[side] if u.withdrew),
-                         capitulated=statuses[CAPITULATED],
-                         trapped=statuses[TRAPPED],
-                         broke_through=sum(map(_broken, ps)),
-                         experience=math.fsum(map(_xp_gained, ps)))
+                         retreated=statuses.count(RETREATING) + statuses.count(RETREATED),
+                         panics=len([u for u in self.units[side] if u.panicked]),
+                         withdrawals=len([u for u in self.units[side] if u.withdrew]),
+                         capitulated=statuses.count(CAPITULATED),
+                         trapped=statuses.count(TRAPPED),
+                         broke_through=len([p for p in ps if p.broken]),
+                         experience=math.fsum([p.xp_gained for p in ps]))
