@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from math import floor
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 import dataclasses
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
@@ -191,9 +191,17 @@ def fight(setup: Setup, rules: Rules, rng: random.Random, *, record: bool = Fals
 
 
 _initiative = attrgetter("initiative")
-_status = attrgetter("status")
 _morale = attrgetter("morale")
 """Read over a side's or a unit's individuals at C speed."""
+
+
+def _anyone_fighting(people: Iterable[Individual]) -> bool:
+    """Whether anyone of ``people`` is still fighting (a plain loop that stops at the first: quicker in both
+    runtimes than ``IN in map(attrgetter("status"), people)``, and by most in Pyodide)."""
+    for p in people:
+        if p.status == IN:
+            return True
+    return False
 
 _setup_floats: list[Any] = [None, {}]
 """The last setup, and its units' and types' fixed numbers as floats by ``id`` (:meth:`Battle._floats_of`):
@@ -560,7 +568,7 @@ class Battle:
                         "count": n})
 
     def _set_concentric(self) -> None:
-        present = [u.unit for u in self.units[0] if IN in map(_status, u.members)]  # units with anyone fighting
+        present = [u.unit for u in self.units[0] if _anyone_fighting(u.members)]
         self.sides = len({u.side for u in present})
         self.hqs = len({u.hq for u in present})
         self.concentric = parts.concentric_factor(self.sides, self.hqs, self.concentric_bonuses,
@@ -986,13 +994,13 @@ class Battle:
         """Whether any attacker is still fighting (a paradrop's still carried count)."""
         if self.combat == "paradrop":
             return any(p.status == IN or p.status == CARRIED for p in self.people[0])
-        return IN in map(_status, self.people[0])
+        return _anyone_fighting(self.people[0])
 
     def _defenders_left(self) -> bool:
         """Whether any defender is still fighting in the hex (anti-aircraft support firing from another hex does
         not count: there is some only in an air mission, see :meth:`_build`)."""
         if not self.air_mission:
-            return IN in map(_status, self.people[1])
+            return _anyone_fighting(self.people[1])
         return any(p.status == IN and not p.outside for p in self.people[1])
 
     def _continues(self) -> bool:
@@ -1013,7 +1021,7 @@ class Battle:
         return any(p.cargo and p.status == IN for p in self.people[0])
 
     def _victory(self) -> str:
-        if self.combat == "paradrop" and not self.dropped and CARRIED in map(_status, self.people[0]):
+        if self.combat == "paradrop" and not self.dropped and any(p.status == CARRIED for p in self.people[0]):
             # the troops are still in their transports: whatever the aircraft do, the fight for the hex is yet
             # to come (defenders they pinned down are still in it, and fight the troops that land)
             return "continuing"
