@@ -203,6 +203,7 @@ def _anyone_fighting(people: Iterable[Individual]) -> bool:
             return True
     return False
 
+
 _setup_floats: list[Any] = [None, {}]
 """The last setup, and its units' and types' fixed numbers as floats by ``id`` (:meth:`Battle._floats_of`):
 the setup keeps them alive, so an ``id`` stays theirs while it is held."""
