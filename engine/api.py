@@ -111,8 +111,8 @@ def _estimate(w: widgets.Widget, message: Mapping[str, Any]) -> dict[str, Any]:
     ``probe`` (a chunk of one trial, abandoned with the error type ``Slow`` if
     it would take long: :func:`engine.montecarlo.probing`) and ``precision``
     (a run to a stated precision, ``"1%"``: :mod:`engine.precision`).
-    Out: ``tally`` (unless asked ``tally_by_name``), ``tally_name``, ``trials`` (how many it holds), ``next`` (the trial after
-    this chunk), ``done`` (it holds at least the run's size), when asked
+    Out: ``tally`` (unless asked ``tally_by_name``), ``tally_name``, ``trials`` (how many it holds), ``next``
+    (the trial after this chunk), ``done`` (it holds at least the run's size), when asked
     ``html`` and ``digest``, with ``precision`` its :func:`engine.precision.status`
     (whether the run stops at this tally, and the checkpoint it goes on to), and for ``inputs`` sent their
     ``inputs_name``.
