@@ -537,7 +537,7 @@ _PREPARED = Kept(_PREPARED_SIZE)
 
 
 def _prepared(w: widgets.Widget, inputs: Any, vary: Any) -> tuple[Any, ...]:
-    """A sweep's (or a target's) validated inputs, varied path, raw values, each point's validated inputs
+    """A sweep's (or a target's) validated inputs, varied path, raw values and their labels, each point's validated inputs
     (or InputError), the input's label, each point's tally key by seed (``key(i, seed)``) and each point's
     inputs as plain data (a job's argument: an estimator's; None for a calculator).
 
@@ -556,6 +556,7 @@ def _prepared(w: widgets.Widget, inputs: Any, vary: Any) -> tuple[Any, ...]:
         path, raw = vary_points(w, values, vary)
         states = _point_values(w, values, path, raw)
         label = next(v["label"] for v in varies(w, values) if v["input"] == path)
+        names = [value_label(_field_at(w.inputs, path, values), v) for v in raw]
         # Each point's inputs as a job's argument (an estimator's; a calculator runs no jobs).
         data = None if w.trial is None else [None if isinstance(st, InputError) else jsonable(st) for st in states]
         keys: dict[tuple[int, int], str] = {}
@@ -564,7 +565,7 @@ def _prepared(w: widgets.Widget, inputs: Any, vary: Any) -> tuple[Any, ...]:
             if (i, seed) not in keys:
                 keys[i, seed] = _key(w, [states[i]], seed, "common")
             return keys[i, seed]
-        return values, path, raw, states, label, key, data
+        return values, path, raw, names, states, label, key, data
     return make() if text is None else _PREPARED.keep(text, make)
 
 
@@ -757,6 +758,16 @@ def _label(v: Any) -> str:
     return "yes" if v is True else "no" if v is False else str(v)
 
 
+def value_label(f: Field, v: Any) -> str:
+    """A value of the input ``f`` as the form shows it: a choice by its label ("Very Close", not "very_close").
+
+    >>> value_label(Choice("terrain", "", "open", choices=("open", "very_close"), labels={"very_close": "Very Close"}),
+    ...             "very_close"), value_label(Boolean("river", "", False), True)
+    ('Very Close', 'yes')
+    """
+    return f.label_for(v) if isinstance(f, Choice) else _label(v)
+
+
 def sweep(widget_id: str, inputs: Mapping[str, Any] | None, vary: Any, *, seed: int = 1, trials: int | None = None,
           first: int = 0, count: int | None = None, tallies: Any = None, points: Sequence[int] | None = None,
           figures: Sequence[str] | None = None, chunk: int = 0, mapper: Mapper = serial,
@@ -771,14 +782,14 @@ def sweep(widget_id: str, inputs: Mapping[str, Any] | None, vary: Any, *, seed: 
     """
     w = widgets.get(widget_id)
     figs = _figures(w, figures)
-    values, path, raw, states, label, key, data = _prepared(w, inputs, vary)
+    values, path, raw, names, states, label, key, data = _prepared(w, inputs, vary)
     out: dict[str, Any] = {"widget": w.id, "kind": "estimate" if w.trial else "exact", "input": path,
                            "label": label, "figures": [f.describe() for f in figs]}
     rows: list[dict[str, Any]] = []
     if w.trial is None:
         shown: dict[int, dict[str, Any]] = {}  # points that share a result share its figures (by the result's id)
-        for v, got in zip(raw, _exact_points(w, states)):
-            row: dict[str, Any] = {"value": v, "label": _label(v)}
+        for v, name, got in zip(raw, names, _exact_points(w, states)):
+            row: dict[str, Any] = {"value": v, "label": name}
             if isinstance(got, InputError):
                 row["error"] = got.message
             else:
@@ -799,8 +810,8 @@ def sweep(widget_id: str, inputs: Mapping[str, Any] | None, vary: Any, *, seed: 
                 raise InputError("tallies", f"tally {i + 1} belongs to other inputs or another seed", "")
             jobs += [(i, [data[i]], s, n) for s, n in _chunks(first, count, chunk or count)]
         ts = _run_jobs(w, jobs, seed, "common", mapper, ts)
-        for v, st, t in zip(raw, states, ts):
-            row = {"value": v, "label": _label(v)}
+        for v, name, st, t in zip(raw, names, states, ts):
+            row = {"value": v, "label": name}
             if isinstance(st, InputError):
                 row["error"] = st.message
             elif t is not None:
@@ -1017,7 +1028,7 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
     if direction not in ("least", "most"):
         raise InputError("direction", f"{shown(direction)} is not a direction", "least, most")
     thr = _threshold(threshold, f)
-    values, path, raw, states, label, key, data = _prepared(w, inputs, vary)
+    values, path, raw, names, states, label, key, data = _prepared(w, inputs, vary)
     order = list(range(len(raw))) if direction == "least" else list(range(len(raw)))[::-1]
 
     def meets(x: float | Fraction) -> bool:
@@ -1041,10 +1052,10 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
             out.update(found=None, message=f"No value from {_label(raw[order[0]])} to {_label(raw[order[-1]])} "
                                            f"reaches it.")
         else:
-            msg = f"{_label(raw[first_hit])} is the {direction} value that reaches it (exact)."
+            msg = f"{names[first_hit]} is the {direction} value that reaches it (exact)."
             if not monotone:
                 after = [i for i in order[order.index(first_hit):] if status[i] != "error"]
-                misses = [_label(raw[i]) for i in after if status[i] == "short"]
+                misses = [names[i] for i in after if status[i] == "short"]
                 shown_misses = ", ".join(misses[:5]) + (f" and {len(misses) - 5} more" if len(misses) > 5 else "")
                 back = after.index(next(i for i in after if status[i] == "short"))
                 if "reaches" in [status[i] for i in after[back:]]:  # short, then reaching again: up and down
@@ -1108,12 +1119,12 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
         hit = next((i for i in rel if status[i] == "reaches"), None)
         unsure = [i for i in rel if status[i] == "unsure"]
         if hit is not None and not unsure:
-            found, msg = raw[hit], f"{_label(raw[hit])} is the {direction} value that reaches it (estimated)."
+            found, msg = raw[hit], f"{names[hit]} is the {direction} value that reaches it (estimated)."
         elif hit is None and not unsure:
             found, msg = None, f"No value from {_label(raw[order[0]])} to {_label(raw[order[-1]])} reaches it."
         elif hit is not None:
             found = None
-            msg = (f"Cannot tell between {_label(raw[unsure[0]])} and {_label(raw[hit])} at this precision: "
+            msg = (f"Cannot tell between {_label(raw[unsure[0]])} and {names[hit]} at this precision: "
                    f"{'run more trials' if open_ else 'allow more trials a point'} to decide.")
             out["between"] = [raw[unsure[0]], raw[hit]]
         else:
@@ -1124,9 +1135,9 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
         out.update(found=found, message=msg, done=not open_, seed=seed, max_trials=cap,
                    confidence=fraction_text(w.confidence),
                    tallies=[None if t is None else t.to_json() for t in ts])
-    out["points"] = [{"value": v, "label": _label(v), "status": s, **({"figure": e} if e is not None else {}),
+    out["points"] = [{"value": v, "label": name, "status": s, **({"figure": e} if e is not None else {}),
                       **({"error": st.message} if isinstance(st, InputError) else {})}
-                     for v, s, e, st in zip(raw, status, figs, states)]
+                     for v, name, s, e, st in zip(raw, names, status, figs, states)]
     if render:
         out["html"] = target_html(out)
     return out

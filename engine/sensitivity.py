@@ -49,9 +49,9 @@ from typing import Any, Final
 
 from . import widgets
 from .montecarlo import Tally, tally_wilson
-from .scenarios import (Mapper, _chunks, _estimate, _figures, _label, _read_tally, _replaced, _run_jobs,
+from .scenarios import (Mapper, _chunks, _estimate, _figures, _read_tally, _replaced, _run_jobs,
                         _shown_value, _value_json, chunk_states, exact_figures, figure_chunk, figure_named,
-                        merged_state, serial)
+                        merged_state, serial, value_label)
 from .schema import Boolean, Choice, Field, InputError, Integer, Number, fraction_text, jsonable, shown
 
 __all__ = ["alternatives", "sensitivity", "sensitivity_html", "note_html", "tornado_svg", "readings",
@@ -120,7 +120,8 @@ def alternatives(w: widgets.Widget, values: Mapping[str, Any]) -> list[dict[str,
         else:
             continue
         if alts:
-            out.append({"input": path, "label": f.title, "value": jsonable(current), "values": jsonable(alts)})
+            out.append({"input": path, "label": f.title, "value": jsonable(current), "values": jsonable(alts),
+                        "value_label": value_label(f, current), "labels": [value_label(f, a) for a in alts]})
     return out
 
 
@@ -457,7 +458,8 @@ def sensitivity(widget_id: str, inputs: Mapping[str, Any] | None, *, figure: str
             out["stage"] = at
     rows = []
     for i, s in enumerate(settings):
-        alts = [{"value": alt, "label": _label(alt), "figure": g, "diff": d, **p}
+        named = dict(zip(s["values"], s["labels"]))
+        alts = [{"value": alt, "label": named[alt], "figure": g, "diff": d, **p}
                 for (j, alt, _), g, d, p in zip(variants, got, diffs, played) if j == i]
         seen = [a["figure"] for a in alts if a["figure"] is not None] + ([base] if base else [])
         if not alts or not seen:
@@ -551,7 +553,7 @@ def sensitivity_html(answer: Mapping[str, Any]) -> str:
     for r in answer["settings"]:
         for j, alt in enumerate(r["alternatives"]):
             name = f'<th scope="row" rowspan="{len(r["alternatives"])}">{escape(r["label"])} '\
-                   f'<code>{escape(r["input"])}</code> (now {escape(_label(r["value"]))})</th>' if j == 0 else ""
+                   f'<code>{escape(r["input"])}</code> (now {escape(r["value_label"])})</th>' if j == 0 else ""
             played = f'<td class="num played">{escape(_played(alt))}</td>' if stopping else ""
             body.append(f"<tr>{name}<td>{escape(alt['label'])}</td>"
                         f'<td class="num">{escape(_shown_value(alt["figure"], unit))}</td>'

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from engine import api, linkstate, montecarlo, scenario_cli, scenarios, widgets
+from engine import api, linkstate, montecarlo, scenario_cli, scenarios, sensitivity, widgets
 from engine.__main__ import main
 from engine.schema import Boolean, Choice, InputError, Integer, jsonable
 
@@ -121,6 +121,22 @@ def test_a_count_of_exactly_one_reads_in_the_singular():
     html = scenarios.compare("ocs.result", {"cell": "AL1o1 Do1"}, {"cell": "AL2"}, render=True)["html"]
     assert ">1 step<" in html and ">2 steps<" in html and "+1 step<" in html and "1 steps" not in html
     assert ">1 option<" in html and ">0 options<" in html
+
+
+def test_a_choice_is_named_as_the_form_names_it_in_sweeps_targets_and_readings():
+    """A sweep over terrain said "very_close", What it takes "very_close is the least value …", and Which
+    assumptions matter "Other reading: not_allowed (now first_column)": the engine's keys, where the form shows
+    "Very Close", "Attack not allowed" and "Use the leftmost column"."""
+    sweep = scenarios.sweep("ocs.combat", {}, {"input": "terrain"}, render=True)
+    assert [r["label"] for r in sweep["points"]] == ["Open", "Close", "Very Close", "Extra Close"]
+    assert "Very Close" in sweep["html"] and "very_close" not in sweep["html"]
+    target = scenarios.target("ocs.combat", {}, sweep["figures"][0]["name"], "0%", {"input": "terrain"},
+                              goal="at_least", render=True)
+    assert target["message"].startswith("Open is the least value"), target["message"]
+    assert [p["label"] for p in target["points"]] == ["Open", "Close", "Very Close", "Extra Close"]
+    html = sensitivity.sensitivity("ocs.combat", {"attack": 2, "defense": 9}, render=True)["html"]
+    assert "Attack not allowed" in html and "(now Use the leftmost column)" in html, html
+    assert "not_allowed" not in html.replace("settings.below_table", "")
 
 
 @pytest.mark.parametrize("wid", ["sgs.battle", "atg.battle"])
