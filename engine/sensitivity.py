@@ -583,10 +583,14 @@ def sensitivity_html(answer: Mapping[str, Any]) -> str:
     elif not said and all(r["spread"] == 0 for r in answer["settings"]):
         said = f"No other reading of our assumed settings moves {head['label']} with these inputs."
     sentence = f'<p class="sensitivity-sentence">{escape(said)}</p>' if said else ""
+    tried = f'Tried: {escape(answer["rule"])}.{escape(trials)}'
+    if answer["kind"] != "estimate" and not any(r["spread"] for r in answer["settings"]):
+        # no reading moves an exact figure: a chart of no bars read as a broken one
+        return (f'<div class="sensitivity-answer">{sentence}<p class="sensitivity-tried">{tried}</p>'
+                f'{table if answer["settings"] else ""}</div>')
     return (f'<div class="sensitivity-answer">{sentence}<figure class="scenario-chart">{tornado_svg(answer)}'
             f'<figcaption>How far each assumed setting moves {escape(head["label"])}: its lowest to highest, the '
-            f'dashed line at the figure as it is. Tried: {escape(answer["rule"])}.{escape(trials)}</figcaption>'
-            f"</figure>{table}</div>")
+            f'dashed line at the figure as it is. {tried}</figcaption></figure>{table}</div>')
 
 
 def _percent(share: Any) -> str:

@@ -107,6 +107,12 @@ def test_an_ocs_action_rating_or_hedgehog_is_the_readers_and_never_a_reading_of_
     said = ("None of our assumed settings applies to these inputs" if widget_id == "ocs.result"
             else f"No other reading of our assumed settings moves {answer['figure']['label']} with these inputs")
     assert said in answer["html"]
+    # and no chart of no bars (it read as a broken one), the rule tried still said
+    assert "<svg" not in answer["html"] and "Tried: each other choice" in answer["html"]
+    if widget_id == "ocs.combat":  # a reading that moves the figure (odds past the chart's end): its chart
+        moved = sensitivity.sensitivity(widget_id, {"attack": 25, "defense": 1}, render=True)
+        assert moved["settings"][0]["input"] == "settings.beyond_edges" and moved["settings"][0]["spread"] > 0
+        assert '<svg class="chart tornado"' in moved["html"]
 
 
 def test_the_api_op_is_bounded_and_refuses_a_bad_figure():
