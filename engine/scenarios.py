@@ -537,8 +537,8 @@ _PREPARED = Kept(_PREPARED_SIZE)
 
 
 def _prepared(w: widgets.Widget, inputs: Any, vary: Any) -> tuple[Any, ...]:
-    """A sweep's (or a target's) validated inputs, varied path, raw values and their labels, each point's validated inputs
-    (or InputError), the input's label, each point's tally key by seed (``key(i, seed)``) and each point's
+    """A sweep's (or a target's) validated inputs, varied path, raw values and their labels, each point's validated
+    inputs (or InputError), the input's label, each point's tally key by seed (``key(i, seed)``) and each point's
     inputs as plain data (a job's argument: an estimator's; None for a calculator).
 
     A battle's sweep comes as many calls with the same inputs and range, to one engine or two: for AT Gold's
@@ -1049,7 +1049,7 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
         monotone = "reaches" not in seq or all(s == "reaches" for s in seq[seq.index("reaches"):])
         out.update(monotone=monotone, done=True)
         if first_hit is None:
-            out.update(found=None, message=f"No value from {_label(raw[order[0]])} to {_label(raw[order[-1]])} "
+            out.update(found=None, message=f"No value from {names[order[0]]} to {names[order[-1]]} "
                                            f"reaches it.")
         else:
             msg = f"{names[first_hit]} is the {direction} value that reaches it (exact)."
@@ -1062,7 +1062,7 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
                     msg += (f" The figure is not monotone along {out['label']}: it falls short again at "
                             f"{shown_misses}.")
                 else:  # one stretch that reaches, then short to the end: it may simply run the other way
-                    msg += (f" The figure reaches it only as far as {_label(raw[after[back - 1]])}: past that it "
+                    msg += (f" The figure reaches it only as far as {names[after[back - 1]]}: past that it "
                             f"falls short, at {shown_misses}.")
             out.update(found=raw[first_hit], message=msg)
     else:
@@ -1121,15 +1121,15 @@ def target(widget_id: str, inputs: Mapping[str, Any] | None, figure: Any, thresh
         if hit is not None and not unsure:
             found, msg = raw[hit], f"{names[hit]} is the {direction} value that reaches it (estimated)."
         elif hit is None and not unsure:
-            found, msg = None, f"No value from {_label(raw[order[0]])} to {_label(raw[order[-1]])} reaches it."
+            found, msg = None, f"No value from {names[order[0]]} to {names[order[-1]]} reaches it."
         elif hit is not None:
             found = None
-            msg = (f"Cannot tell between {_label(raw[unsure[0]])} and {names[hit]} at this precision: "
+            msg = (f"Cannot tell between {names[unsure[0]]} and {names[hit]} at this precision: "
                    f"{'run more trials' if open_ else 'allow more trials a point'} to decide.")
             out["between"] = [raw[unsure[0]], raw[hit]]
         else:
             found = None
-            msg = (f"Cannot tell whether {_label(raw[unsure[0]])} or a value after it reaches it at this precision; "
+            msg = (f"Cannot tell whether {names[unsure[0]]} or a value after it reaches it at this precision; "
                    f"{'run more trials' if open_ else 'allow more trials a point'}.")
             out["between"] = [raw[unsure[0]], None]
         out.update(found=found, message=msg, done=not open_, seed=seed, max_trials=cap,

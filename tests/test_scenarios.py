@@ -134,6 +134,9 @@ def test_a_choice_is_named_as_the_form_names_it_in_sweeps_targets_and_readings()
                               goal="at_least", render=True)
     assert target["message"].startswith("Open is the least value"), target["message"]
     assert [p["label"] for p in target["points"]] == ["Open", "Close", "Very Close", "Extra Close"]
+    none = scenarios.target("ocs.combat", {}, sweep["figures"][0]["name"], "100%", {"input": "terrain"},
+                            goal="at_least", render=True)
+    assert none["message"] == "No value from Open to Extra Close reaches it.", none["message"]
     html = sensitivity.sensitivity("ocs.combat", {"attack": 2, "defense": 9}, render=True)["html"]
     assert "Attack not allowed" in html and "(now Use the leftmost column)" in html, html
     assert "not_allowed" not in html.replace("settings.below_table", "")
