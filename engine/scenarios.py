@@ -955,7 +955,7 @@ def chart_svg(title: str, xs: Sequence[Any], labels: Sequence[str], ys: Sequence
     for i, (x, lab) in enumerate(zip(xv, labels)):
         if i % every == 0 or i == len(xs) - 1:
             out.append(f'<text class="tick" x="{px(x):.1f}" y="{top + ph + 16}" text-anchor="middle">'
-                       f'{escape(lab[:14])}</text>')
+                       f'{escape(_tick(lab))}</text>')
     out.append(f'<text class="axis-label" x="{left + pw / 2:.1f}" y="{height - 6}" text-anchor="middle">'
                f'{escape(x_label)}</text>')
     if unit_text:
@@ -985,6 +985,21 @@ def chart_svg(title: str, xs: Sequence[Any], labels: Sequence[str], ys: Sequence
             for x, y in pairs]
     out.append("</svg>")
     return "".join(out)
+
+
+def _tick(label: str, most: int = 14) -> str:
+    """A point's label under a chart's axis, at most ``most`` characters: cut at a word with an ellipsis (the
+    chart's table has it whole).
+
+    >>> _tick("Very Close"), _tick("Loss becomes Panick; destroyed becomes the worst allowed result")
+    ('Very Close', 'Loss becomes…')
+    >>> _tick("Supercalifragilistic")
+    'Supercalifrag…'
+    """
+    if len(label) <= most:
+        return label
+    cut = label[:most - 1]
+    return (cut[:cut.rfind(" ")] if " " in cut else cut).rstrip(" ,;:") + "…"
 
 
 def _is_num(text: str) -> bool:

@@ -134,6 +134,11 @@ def test_a_choice_is_named_as_the_form_names_it_in_sweeps_targets_and_readings()
                               goal="at_least", render=True)
     assert target["message"].startswith("Open is the least value"), target["message"]
     assert [p["label"] for p in target["points"]] == ["Open", "Close", "Very Close", "Extra Close"]
+    long = scenarios.sweep("small_general.combat", {}, {"input": "settings.artillery_limit"}, render=True)["html"]
+    ticks = re.findall(r'<text class="tick" x="[^"]+" y="[^"]+" text-anchor="middle">([^<]*)</text>', long)
+    # cut at a word (they were cut at 14 characters: "Loss becomes P"); the chart's table has them whole
+    assert ticks == ["Loss becomes…", "Strike the…", "Loss and…", "Strike both…"] * long.count("<svg"), ticks
+    assert "Strike the loss; destroyed becomes Panick" in long
     none = scenarios.target("ocs.combat", {}, sweep["figures"][0]["name"], "100%", {"input": "terrain"},
                             goal="at_least", render=True)
     assert none["message"] == "No value from Open to Extra Close reaches it.", none["message"]
